@@ -1,0 +1,197 @@
+"""The driver seam: what every surface (phone, desktop, browser) offers the agent.
+
+A driver is pure device I/O. It takes screenshots, performs actions that are
+already placed in its own pixel units, and says what is under a point. It knows
+nothing of models, prompts or policies; behaviour such as dry-run comes by wrapping
+a driver, not by branches inside one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from venusctl.actions import Action, Surface, describe
+from venusctl.grid import ScreenSize
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+
+@dataclass(frozen=True)
+class ScreenContext:
+    """Where the screen is: app or page. Used by the guard, the record and the prompt."""
+
+    app: str | None = None
+    activity: str | None = None
+    url: str | None = None
+    title: str | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        return {k: v for k, v in self.__dict__.items() if v}
+
+
+@dataclass(frozen=True)
+class Element:
+    """What is under a point, as the driver can tell (every field optional).
+
+    Bounds are `(left, top, width, height)` in the driver's pixel units.
+    """
+
+    text: str | None = None
+    name: str | None = None
+    role: str | None = None
+    tag: str | None = None
+    resource_id: str | None = None
+    input_type: str | None = None
+    href: str | None = None
+    form_action: str | None = None
+    app: str | None = None
+    clickable: bool | None = None
+    password: bool | None = None
+    bounds: tuple[int, int, int, int] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in self.__dict__.items():
+            if value is None or value == {}:
+                continue
+            out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def summary(self) -> str:
+        """One line naming the element, for confirmations and status lines."""
+        label = self.name or self.text or self.resource_id or ""
+        kind = self.role or self.tag or "element"
+        if self.input_type:
+            kind = f"{kind}[{self.input_type}]"
+        label = " ".join(label.split())
+        return f"{kind} {label[:80]!r}" if label else kind
+
+
+@dataclass
+class Screen:
+    """One observation: the encoded image the model will see and where it came from.
+
+    `size` is in the units actions are performed in (CSS pixels for a browser); the
+    image itself may have a different pixel size (device scale factor, HiDPI).
+    """
+
+    data: bytes
+    mime: str
+    size: ScreenSize
+    context: ScreenContext = field(default_factory=ScreenContext)
+    captured_at: float = 0.0
+
+    @cached_property
+    def image(self) -> Image.Image:
+        from PIL import Image
+
+        img = Image.open(io.BytesIO(self.data))
+        img.load()
+        return img
+
+    @cached_property
+    def digest(self) -> str:
+        """A content hash: equal images have equal digests (used for caching)."""
+        return hashlib.sha1(self.data).hexdigest()
+
+    @property
+    def extension(self) -> str:
+        return "jpg" if self.mime == "image/jpeg" else "png"
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What an action produced beyond its effect on the screen.
+
+    `feedback` is text the model should read at the start of its next message
+    (the URL after GetUrl, the options of a native select just clicked, a note).
+    """
+
+    feedback: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Driver(Protocol):
+    """A surface the agent can see and operate."""
+
+    surface: Surface
+    name: str
+
+    def screenshot(self) -> Screen:
+        """Capture exactly what the model will see."""
+        ...
+
+    def perform(self, action: Action) -> ActionResult:
+        """Carry out one action whose coordinates are already in pixels."""
+        ...
+
+    def describe(self, x: int, y: int) -> Element | None:
+        """The element under a pixel, or None when the driver cannot tell."""
+        ...
+
+    def context(self) -> ScreenContext:
+        """The current app, activity, window or URL."""
+        ...
+
+    def settle(self, cap_s: float) -> float:
+        """Wait until the screen stops changing (at most `cap_s`); return seconds waited."""
+        ...
+
+    def close(self) -> None:
+        """Release the surface: held keys and buttons, browser, connections."""
+        ...
+
+
+class DriverWrapper:
+    """Base for wrappers that change one aspect of a driver and pass the rest through."""
+
+    def __init__(self, inner: Driver) -> None:
+        self.inner = inner
+        self.surface = inner.surface
+        self.name = inner.name
+
+    def screenshot(self) -> Screen:
+        return self.inner.screenshot()
+
+    def perform(self, action: Action) -> ActionResult:
+        return self.inner.perform(action)
+
+    def describe(self, x: int, y: int) -> Element | None:
+        return self.inner.describe(x, y)
+
+    def context(self) -> ScreenContext:
+        return self.inner.context()
+
+    def settle(self, cap_s: float) -> float:
+        return self.inner.settle(cap_s)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __getattr__(self, item: str) -> Any:
+        return getattr(self.inner, item)
+
+
+class DryRunDriver(DriverWrapper):
+    """Observes for real but performs nothing, saying what it would have done."""
+
+    def __init__(self, inner: Driver, say: Any = None) -> None:
+        super().__init__(inner)
+        self.performed: list[Action] = []
+        self._say = say
+
+    def perform(self, action: Action) -> ActionResult:
+        self.performed.append(action)
+        if self._say is not None:
+            self._say(f"(dry run) would {describe(action)}")
+        return ActionResult(details={"dry_run": True})
+
+    def settle(self, cap_s: float) -> float:
+        return 0.0

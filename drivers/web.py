@@ -1,0 +1,528 @@
+"""The browser surface: Chromium driven through Playwright.
+
+Coordinates are CSS pixels of the viewport; screenshots are taken at the viewport
+size so the grid maps straight onto them. The driver follows tabs the page opens,
+tells the model the options of a native `<select>` it just clicked, and reports
+what is under a point from the DOM (for the guard and the record).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
+
+from venusctl.actions import (
+    Action,
+    Click,
+    DoubleClick,
+    Drag,
+    GetUrl,
+    Hotkey,
+    Hover,
+    Launch,
+    LongPress,
+    PressBack,
+    PressEnter,
+    PressHome,
+    Scroll,
+    SelectOption,
+    Surface,
+    TakeNote,
+    Type,
+    Wait,
+)
+from venusctl.errors import ActionFailed, DeviceError, UsageError
+from venusctl.grid import ScreenSize
+from venusctl.settle import wait_until_stable
+
+log = logging.getLogger(__name__)
+
+SCROLL_FRACTION = 0.6
+LONG_PRESS_DEFAULT_S = 20.0
+NAV_TIMEOUT_MS = 20000
+SYSTEM_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
+                   "chrome")
+
+_KEYS = {
+    "ctrl": "Control", "control": "Control", "shift": "Shift", "alt": "Alt",
+    "option": "Alt", "cmd": "Meta", "command": "Meta", "meta": "Meta", "win": "Meta",
+    "super": "Meta", "enter": "Enter", "return": "Enter", "esc": "Escape",
+    "escape": "Escape", "tab": "Tab", "backspace": "Backspace", "delete": "Delete",
+    "del": "Delete", "space": "Space", "up": "ArrowUp", "down": "ArrowDown",
+    "left": "ArrowLeft", "right": "ArrowRight", "pageup": "PageUp", "pagedown": "PageDown",
+    "home": "Home", "end": "End", "insert": "Insert",
+}
+
+_DESCRIBE_JS = """
+([x, y]) => {
+  let el = document.elementFromPoint(x, y);
+  if (!el) return null;
+  const interactive = 'a,button,input,select,textarea,label,summary,[role],[onclick],[tabindex]';
+  const target = el.closest(interactive) || el;
+  const text = (s) => (s || '').replace(/\\s+/g, ' ').trim().slice(0, 200);
+  const implicitRole = (e) => {
+    const tag = e.tagName.toLowerCase();
+    if (tag === 'a' && e.hasAttribute('href')) return 'link';
+    if (tag === 'button' || (tag === 'input' && ['button','submit','reset'].includes(e.type)))
+      return 'button';
+    if (tag === 'input' && e.type === 'checkbox') return 'checkbox';
+    if (tag === 'input' && e.type === 'radio') return 'radio';
+    if (tag === 'input' || tag === 'textarea') return 'textbox';
+    if (tag === 'select') return 'combobox';
+    return null;
+  };
+  let name = target.getAttribute('aria-label') || '';
+  const labelledby = target.getAttribute('aria-labelledby');
+  if (!name && labelledby) {
+    name = labelledby.split(/\\s+/).map(id => {
+      const l = document.getElementById(id); return l ? l.textContent : '';
+    }).join(' ');
+  }
+  if (!name && target.labels && target.labels.length) name = target.labels[0].textContent;
+  if (!name) name = target.getAttribute('alt') || target.getAttribute('title') || '';
+  if (!name && target.tagName.toLowerCase() === 'input' &&
+      ['submit','button','reset'].includes(target.type)) name = target.value;
+  if (!name) name = target.getAttribute('placeholder') || '';
+  const form = target.closest('form') || (target.form || null);
+  const r = target.getBoundingClientRect();
+  return {
+    tag: target.tagName.toLowerCase(),
+    role: target.getAttribute('role') || implicitRole(target),
+    name: text(name),
+    text: text(target.innerText || target.textContent),
+    input_type: target.tagName.toLowerCase() === 'input' ? (target.type || 'text') : null,
+    autocomplete: target.getAttribute('autocomplete'),
+    id: target.id || null,
+    href: target.href || null,
+    form_action: form ? (form.action || null) : null,
+    bounds: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)],
+  };
+}
+"""
+
+_SELECT_AT_JS = """
+([x, y]) => {
+  const el = document.elementFromPoint(x, y);
+  const sel = el && el.closest('select');
+  if (!sel || sel.disabled) return null;
+  return Array.from(sel.options).map(o => o.text.replace(/\\s+/g, ' ').trim());
+}
+"""
+
+
+@dataclass
+class WebOptions:
+    """How to start the browser; every field has a command-line flag."""
+
+    url: str | None = None
+    headless: bool = True
+    viewport: ScreenSize = field(default_factory=lambda: ScreenSize(1280, 800))
+    browser_path: str | None = None
+    profile: Path | None = None
+    image_format: str = "jpeg"
+    jpeg_quality: int = 80
+
+
+def find_browser(explicit: str | None, bundled: str | None) -> str | None:
+    """The browser executable: the flag, else Playwright's own, else one on PATH.
+
+    Returns None when Playwright's bundled browser (at `bundled`) should be used.
+    """
+    if explicit:
+        if not Path(explicit).exists() and shutil.which(explicit) is None:
+            raise UsageError(f"--browser-path {explicit} does not exist")
+        return shutil.which(explicit) or explicit
+    if bundled and Path(bundled).exists():
+        return None
+    for name in SYSTEM_BROWSERS:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise DeviceError(
+        "no browser found: install chromium (apt install chromium) or pass --browser-path"
+    )
+
+
+def check_url(url: str, allow_file: bool) -> str:
+    """Only http(s) pages, and `file:` when the user asked for one on the command line."""
+    scheme = urlparse(url).scheme.lower()
+    if scheme in ("http", "https") or (allow_file and scheme == "file"):
+        return url
+    raise ActionFailed(f"Launch opens only http and https addresses, not '{url[:100]}'")
+
+
+class WebDriver:
+    """A Chromium page (and the tabs it opens) as a surface."""
+
+    surface = Surface.BROWSER
+    name = "web"
+
+    def __init__(self, options: WebOptions) -> None:
+        from playwright.sync_api import sync_playwright
+
+        self.options = options
+        self.allow_file = bool(options.url and options.url.lower().startswith("file:"))
+        self._pw_manager = sync_playwright()
+        self._pw = self._pw_manager.start()
+        self._browser: Any = None
+        self._cached: Screen | None = None
+        self._select_options: list[str] | None = None
+        self._select_point: tuple[int, int] | None = None
+        self._closed = False
+        try:
+            executable = find_browser(options.browser_path, self._pw.chromium.executable_path)
+            self.context = self._launch(executable)
+        except (UsageError, DeviceError):
+            self._pw_manager.__exit__(None, None, None)
+            raise
+        except Exception as exc:
+            self._pw_manager.__exit__(None, None, None)
+            raise DeviceError(f"could not start the browser: {_first_line(exc)}") from None
+        pages = self.context.pages
+        self.page = pages[0] if pages else self.context.new_page()
+        self._known_pages = set(map(id, self.context.pages))
+        if options.url:
+            self._goto(check_url(options.url, self.allow_file), startup=True)
+
+    def _launch(self, executable: str | None) -> Any:
+        viewport = {"width": self.options.viewport.width, "height": self.options.viewport.height}
+        common: dict[str, Any] = {"headless": self.options.headless}
+        if executable:
+            common["executable_path"] = executable
+        if self.options.profile is not None:
+            self.options.profile.mkdir(parents=True, exist_ok=True)
+            return self._pw.chromium.launch_persistent_context(
+                str(self.options.profile), viewport=viewport, **common
+            )
+        self._browser = self._pw.chromium.launch(**common)
+        return self._browser.new_context(viewport=viewport)
+
+    # ---------------------------------------------------------------- observing
+    def screenshot(self) -> Screen:
+        if self._cached is not None:
+            screen, self._cached = self._cached, None
+            return screen
+        return self._capture(self.options.image_format, self.options.jpeg_quality)
+
+    def _capture(self, image_format: str, quality: int) -> Screen:
+        self._follow_tabs()
+        kwargs: dict[str, Any] = {"type": image_format, "scale": "css", "timeout": 15000}
+        if image_format == "jpeg":
+            kwargs["quality"] = quality
+        data = self._call(lambda: self.page.screenshot(**kwargs), "take a screenshot")
+        mime = "image/jpeg" if image_format == "jpeg" else "image/png"
+        return Screen(data, mime, self._viewport(), self.context_info(), time.time())
+
+    def _viewport(self) -> ScreenSize:
+        size = self.page.viewport_size or {
+            "width": self.options.viewport.width, "height": self.options.viewport.height}
+        return ScreenSize(int(size["width"]), int(size["height"]))
+
+    def context_info(self) -> ScreenContext:
+        title = None
+        try:
+            title = self.page.title()
+        except Exception:  # navigating: the title is not readable for a moment
+            title = None
+        return ScreenContext(url=self.page.url, title=title or None)
+
+    def context(self) -> ScreenContext:
+        return self.context_info()
+
+    def describe(self, x: int, y: int) -> Element | None:
+        try:
+            info = self.page.evaluate(_DESCRIBE_JS, [x, y])
+        except Exception as exc:
+            self._raise_if_gone(exc)
+            return None
+        if not info:
+            return None
+        extra = {k: info[k] for k in ("autocomplete", "id") if info.get(k)}
+        return Element(
+            text=info.get("text") or None,
+            name=info.get("name") or None,
+            role=info.get("role"),
+            tag=info.get("tag"),
+            resource_id=info.get("id"),
+            input_type=info.get("input_type"),
+            href=info.get("href"),
+            form_action=info.get("form_action"),
+            password=info.get("input_type") == "password",
+            bounds=tuple(info["bounds"]) if info.get("bounds") else None,
+            extra=extra,
+        )
+
+    def settle(self, cap_s: float) -> float:
+        """Wait for load and for two matching frames; keep the last frame for the next look."""
+        start = time.monotonic()
+        last: list[Screen] = []
+
+        def grab() -> Any:
+            screen = self._capture(self.options.image_format, self.options.jpeg_quality)
+            last.append(screen)
+            return screen.image
+
+        try:
+            self.page.wait_for_load_state("domcontentloaded", timeout=max(cap_s, 0.1) * 1000)
+        except Exception as exc:
+            self._raise_if_gone(exc)
+        remaining = max(cap_s - (time.monotonic() - start), 0.0)
+        wait_until_stable(grab, remaining)
+        self._cached = last[-1] if last else None
+        return time.monotonic() - start
+
+    # ------------------------------------------------------------------- acting
+    def perform(self, action: Action) -> ActionResult:
+        self._cached = None
+        self._follow_tabs()
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise ActionFailed(f"{type(action).__name__} is not a browser action")
+        result = self._call(lambda: handler(self, action), f"perform {type(action).__name__}",
+                            action_error=True)
+        opened = self._follow_tabs()
+        if opened:
+            note = f"A new tab opened ({opened}); you are now working in it."
+            text = f"{result.feedback}\n{note}" if result.feedback else note
+            return ActionResult(text, result.details)
+        return result
+
+    def _click(self, action: Click) -> ActionResult:
+        x, y = action.point or (0, 0)
+        options = self.page.evaluate(_SELECT_AT_JS, [x, y])
+        self.page.mouse.click(x, y)
+        return self._remember_select(options, (x, y))
+
+    def _remember_select(self, options: list[str] | None, point: tuple[int, int]) -> ActionResult:
+        if not options:
+            self._select_options = None
+            return ActionResult()
+        self._select_options = options
+        self._select_point = point
+        listing = "; ".join(f"{i}: {text}" for i, text in enumerate(options))
+        return ActionResult(
+            f"You opened a select list with these options: {listing}. "
+            "Choose one with SelectOption(index=N).",
+            {"select_options": options},
+        )
+
+    def _double_click(self, action: DoubleClick) -> ActionResult:
+        x, y = action.point or (0, 0)
+        self.page.mouse.dblclick(x, y)
+        return ActionResult()
+
+    def _hover(self, action: Hover) -> ActionResult:
+        x, y = action.point or (0, 0)
+        self.page.mouse.move(x, y)
+        return ActionResult()
+
+    def _long_press(self, action: LongPress) -> ActionResult:
+        x, y = action.point or (0, 0)
+        self.page.mouse.move(x, y)
+        self.page.mouse.down()
+        try:
+            time.sleep(action.duration if action.duration is not None else LONG_PRESS_DEFAULT_S)
+        finally:
+            self.page.mouse.up()
+        return ActionResult()
+
+    def _drag(self, action: Drag) -> ActionResult:
+        sx, sy = action.start or (0, 0)
+        ex, ey = action.end or (0, 0)
+        self.page.mouse.move(sx, sy)
+        self.page.mouse.down()
+        self.page.mouse.move(ex, ey, steps=12)
+        self.page.mouse.up()
+        return ActionResult()
+
+    def _scroll(self, action: Scroll) -> ActionResult:
+        x, y = action.point or (0, 0)
+        size = self._viewport()
+        dy = round(size.height * SCROLL_FRACTION)
+        dx = round(size.width * SCROLL_FRACTION)
+        delta = {"up": (0, -dy), "down": (0, dy), "left": (-dx, 0), "right": (dx, 0)}
+        self.page.mouse.move(x, y)
+        self.page.mouse.wheel(*delta[action.direction])
+        return ActionResult()
+
+    def _type(self, action: Type) -> ActionResult:
+        for index, line in enumerate(action.content.split("\n")):
+            if index:
+                self.page.keyboard.press("Enter")
+            if line:
+                self.page.keyboard.type(line)
+        return ActionResult()
+
+    def _launch_url(self, action: Launch) -> ActionResult:
+        self._goto(check_url(action.url, self.allow_file))
+        return ActionResult()
+
+    def _goto(self, url: str, startup: bool = False) -> None:
+        try:
+            self.page.goto(url, wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
+        except Exception as exc:
+            self._raise_if_gone(exc)
+            message = f"could not open {url}: {_first_line(exc)}"
+            raise (DeviceError(message) if startup else ActionFailed(message)) from None
+
+    def _get_url(self, action: GetUrl) -> ActionResult:
+        return ActionResult(f"The current URL is {self.page.url}", {"url": self.page.url})
+
+    def _take_note(self, action: TakeNote) -> ActionResult:
+        return ActionResult(details={"note": action.content})
+
+    def _select_option(self, action: SelectOption) -> ActionResult:
+        if not self._select_options or self._select_point is None:
+            raise ActionFailed("no native select list is open; click one first")
+        if not 0 <= action.index < len(self._select_options):
+            raise ActionFailed(
+                f"SelectOption index {action.index} is out of range; "
+                f"the list has options 0 to {len(self._select_options) - 1}"
+            )
+        x, y = self._select_point
+        handle = self.page.evaluate_handle(
+            "([x, y]) => { const e = document.elementFromPoint(x, y); "
+            "return e && e.closest('select'); }", [x, y])
+        element = handle.as_element()
+        if element is None:
+            raise ActionFailed("the select list is no longer on the page")
+        element.select_option(index=action.index)
+        chosen = self._select_options[action.index]
+        self._select_options = None
+        self.page.keyboard.press("Escape")
+        return ActionResult(details={"selected": chosen})
+
+    def _hotkey(self, action: Hotkey) -> ActionResult:
+        combo = "+".join(_key_name(k) for k in action.keys)
+        for _ in range(action.repeat or 1):
+            self.page.keyboard.press(combo)
+        return ActionResult()
+
+    def _press_back(self, action: PressBack) -> ActionResult:
+        if self.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS) is None:
+            return ActionResult("There is no earlier page in this tab's history.")
+        return ActionResult()
+
+    def _press_home(self, action: PressHome) -> ActionResult:
+        self.page.evaluate("() => window.scrollTo(0, 0)")
+        return ActionResult()
+
+    def _press_enter(self, action: PressEnter) -> ActionResult:
+        self.page.keyboard.press("Enter")
+        return ActionResult()
+
+    def _wait(self, action: Wait) -> ActionResult:
+        try:
+            self.page.wait_for_load_state("load", timeout=5000)
+        except Exception as exc:
+            self._raise_if_gone(exc)
+        time.sleep(1.0)
+        return ActionResult()
+
+    # ----------------------------------------------------------------- plumbing
+    def _follow_tabs(self) -> str | None:
+        """Switch to a tab the page just opened (or away from one that closed)."""
+        try:
+            pages = [p for p in self.context.pages if not p.is_closed()]
+        except Exception as exc:
+            raise DeviceError(f"the browser is gone: {_first_line(exc)}") from None
+        if not pages:
+            raise DeviceError("the browser has no open tab left")
+        new = [p for p in pages if id(p) not in self._known_pages]
+        self._known_pages = set(map(id, pages))
+        if new:
+            self.page = new[-1]
+            try:
+                self.page.wait_for_load_state("domcontentloaded", timeout=NAV_TIMEOUT_MS)
+                self.page.set_viewport_size(
+                    {"width": self.options.viewport.width, "height": self.options.viewport.height})
+                self.page.bring_to_front()
+            except Exception as exc:
+                self._raise_if_gone(exc)
+            return self.page.url
+        if self.page.is_closed():
+            self.page = pages[-1]
+        return None
+
+    def _call(self, fn: Any, what: str, action_error: bool = False) -> Any:
+        try:
+            return fn()
+        except (ActionFailed, DeviceError, UsageError):
+            raise
+        except Exception as exc:
+            self._raise_if_gone(exc)
+            if action_error:
+                raise ActionFailed(f"could not {what}: {_first_line(exc)}") from None
+            raise DeviceError(f"could not {what}: {_first_line(exc)}") from None
+
+    def _raise_if_gone(self, exc: BaseException) -> None:
+        text = str(exc).lower()
+        gone = ("has been closed", "browser closed", "target closed", "connection closed",
+                "browser has disconnected", "crashed")
+        if any(marker in text for marker in gone) or not self._browser_alive():
+            raise DeviceError(f"the browser closed or crashed: {_first_line(exc)}") from None
+
+    def _browser_alive(self) -> bool:
+        if self._browser is not None:
+            return bool(self._browser.is_connected())
+        try:
+            return self.context.browser is None or self.context.browser.is_connected()
+        except Exception:
+            return False
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for closer in (self.context.close, lambda: self._browser and self._browser.close()):
+            try:
+                closer()
+            except Exception as exc:  # already gone; nothing more to release
+                log.debug("closing the browser: %s", exc)
+        try:
+            self._pw_manager.__exit__(None, None, None)
+        except Exception as exc:
+            log.debug("stopping playwright: %s", exc)
+
+
+def _key_name(key: str) -> str:
+    lowered = key.strip().lower()
+    if lowered in _KEYS:
+        return _KEYS[lowered]
+    if len(key) == 1:
+        return key
+    if lowered.startswith("f") and lowered[1:].isdigit() and 1 <= int(lowered[1:]) <= 24:
+        return lowered.upper()
+    raise ActionFailed(f"unknown key '{key}'")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
+
+
+_HANDLERS: dict[type, Any] = {
+    Click: WebDriver._click,
+    DoubleClick: WebDriver._double_click,
+    Hover: WebDriver._hover,
+    LongPress: WebDriver._long_press,
+    Drag: WebDriver._drag,
+    Scroll: WebDriver._scroll,
+    Type: WebDriver._type,
+    Launch: WebDriver._launch_url,
+    GetUrl: WebDriver._get_url,
+    TakeNote: WebDriver._take_note,
+    SelectOption: WebDriver._select_option,
+    Hotkey: WebDriver._hotkey,
+    PressBack: WebDriver._press_back,
+    PressHome: WebDriver._press_home,
+    PressEnter: WebDriver._press_enter,
+    Wait: WebDriver._wait,
+}

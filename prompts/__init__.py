@@ -1,0 +1,1 @@
+"""Prompt templates shipped with venusctl (package data: one `.md` file per surface)."""

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh Debian/Ubuntu machine, then run it.
+#   apt: Xvfb and X tools (desktop driver), Debian's chromium (web driver), adb (android)
+#   .venv: venusctl in editable mode with its dev extras (llama-cpp-python compiles once,
+#          ~10 min on 2 cores; pip caches the wheel so later runs reuse it)
+# Usage: scripts/test.sh [pytest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(xvfb xdotool x11-utils xterm x11-apps scrot xauth xclip chromium adb tk python3-tk)
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "installing apt packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+PYTHON="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[dev]'
+
+.venv/bin/ruff check .
+.venv/bin/python -m pytest "$@"

@@ -1,0 +1,87 @@
+"""Options shared by several commands, declared once."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from venusctl.record import default_runs_dir
+from venusctl.surfaces import DriverOptions, parse_viewport
+
+DriverOpt = Annotated[
+    Optional[str],  # noqa: UP045 - typer reads the annotation at runtime on 3.10
+    typer.Option("--driver", "-d", help="Surface to operate: web, desktop or android."),
+]
+UrlOpt = Annotated[Optional[str], typer.Option(help="web: page to open first.")]  # noqa: UP045
+HeadlessOpt = Annotated[
+    bool, typer.Option("--headless/--headed", help="web: hide or show the browser window.")
+]
+ViewportOpt = Annotated[str, typer.Option(help="web: viewport size in CSS pixels, WxH.")]
+BrowserPathOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(help="web: Chromium/Chrome executable (default: Playwright's, else PATH)."),
+]
+ProfileOpt = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(help="web: persistent browser profile folder, so logins survive runs."),
+]
+ImageFormatOpt = Annotated[str, typer.Option(help="web: screenshot format, jpeg or png.")]
+DeviceOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--device", help="android: serial of the phone (else ANDROID_SERIAL)."),
+]
+MonitorOpt = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option("--monitor", help="desktop: monitor number (default: the primary)."),
+]
+RunsDirOpt = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--runs-dir", help="Folder of run records (default: the user data dir; "
+                      "env VENUSCTL_RUNS_DIR)."),
+]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs.")]
+
+
+def driver_options(
+    driver: str | None,
+    url: str | None,
+    headless: bool,
+    viewport: str,
+    browser_path: str | None,
+    profile: Path | None,
+    image_format: str,
+    device: str | None,
+    monitor: int | None,
+) -> DriverOptions:
+    return DriverOptions(
+        driver=driver,
+        url=url,
+        headless=headless,
+        viewport=parse_viewport(viewport),
+        browser_path=browser_path,
+        profile=profile,
+        image_format=image_format.lower(),
+        device=device,
+        monitor=monitor,
+    )
+
+
+def runs_dir(value: Path | None) -> Path:
+    return value if value is not None else default_runs_dir()
+
+
+def setup_logging(verbose: bool) -> None:
+    """Warnings by default; `-v` shows debug output from venusctl and its libraries."""
+    from rich.console import Console
+    from rich.logging import RichHandler
+
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = RichHandler(
+        console=Console(stderr=True), show_path=False, show_time=verbose, markup=False)
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(name)s: %(message)s", handlers=[handler])

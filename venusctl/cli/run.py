@@ -1,0 +1,208 @@
+"""`do`, `act`, `screenshot` and `replay`: the commands that operate a surface."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from venusctl.cli.common import (
+    BrowserPathOpt,
+    DeviceOpt,
+    DriverOpt,
+    HeadlessOpt,
+    ImageFormatOpt,
+    MonitorOpt,
+    ProfileOpt,
+    RunsDirOpt,
+    UrlOpt,
+    VerboseOpt,
+    ViewportOpt,
+    driver_options,
+    runs_dir,
+    setup_logging,
+)
+from venusctl.model.base import SamplingOptions
+
+ConfirmOpt = Annotated[
+    str,
+    typer.Option(help="Which actions need your confirmation: 'all' state-changing ones, "
+                      "or 'never' (needs --yes)."),
+]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Agree in advance (see --confirm).")]
+DryRunOpt = Annotated[bool, typer.Option(help="Observe and decide, but perform nothing.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("do")(do)
+    app.command("act")(act)
+    app.command("screenshot")(screenshot)
+    app.command("replay")(replay)
+
+
+def do(
+    task: Annotated[str, typer.Argument(help="What the agent should do, in plain words.")],
+    driver: DriverOpt = None,
+    model_file: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(help="Play back answers from this file (JSON lines or blank-line "
+                          "separated) instead of running a model."),
+    ] = None,
+    url: UrlOpt = None,
+    headless: HeadlessOpt = True,
+    viewport: ViewportOpt = "1280x800",
+    browser_path: BrowserPathOpt = None,
+    profile: ProfileOpt = None,
+    image_format: ImageFormatOpt = "jpeg",
+    device: DeviceOpt = None,
+    monitor: MonitorOpt = None,
+    max_steps: Annotated[int, typer.Option(min=1, help="Step budget.")] = 30,
+    timeout: Annotated[
+        Optional[float], typer.Option(min=0, help="Stop after this many seconds.")  # noqa: UP045
+    ] = None,
+    parse_retries: Annotated[
+        int, typer.Option(min=0, help="Retries when an answer cannot be parsed.")] = 2,
+    history_images: Annotated[
+        int, typer.Option(min=0, help="Screenshots of earlier steps to resend (0 keeps "
+                                      "the prompt growing only at its end).")] = 0,
+    settle_cap: Annotated[
+        float, typer.Option(min=0, help="Most seconds to wait for the screen to settle.")] = 3.0,
+    temperature: Annotated[float, typer.Option(min=0, help="Sampling temperature.")] = 0.0,
+    max_tokens: Annotated[int, typer.Option(min=16, help="Most tokens per answer.")] = 4096,
+    prompt: Annotated[
+        Optional[Path], typer.Option(help="Your own prompt template ({task} inside).")  # noqa: UP045
+    ] = None,
+    confirm: ConfirmOpt = "all",
+    yes: YesOpt = False,
+    dry_run: DryRunOpt = False,
+    runs: RunsDirOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the answer.")] = False,
+    verbose: VerboseOpt = False,
+) -> int:
+    """Carry out a task on a phone, desktop or browser.
+
+    Example: venusctl do "add milk to the list" --driver web --url http://127.0.0.1:8000
+    """
+    from venusctl.agent import AgentSettings
+    from venusctl.session import ModelOptions, RunRequest, run_task
+
+    setup_logging(verbose)
+    request = RunRequest(
+        task=task,
+        driver=driver_options(driver, url, headless, viewport, browser_path, profile,
+                              image_format, device, monitor),
+        model=ModelOptions(answers=model_file),
+        settings=AgentSettings(
+            max_steps=max_steps, timeout_s=timeout, parse_retries=parse_retries,
+            history_images=history_images, settle_cap_s=settle_cap,
+            sampling=SamplingOptions(temperature=temperature, max_tokens=max_tokens),
+        ),
+        confirm=confirm, assume_yes=yes, prompt_file=prompt, runs_dir=runs_dir(runs),
+        output="json" if json_out else ("quiet" if quiet else "normal"), dry_run=dry_run,
+    )
+    outcome = run_task(request)
+    if outcome.message and not json_out and outcome.exit_code in (0, 3):
+        print(outcome.message)
+    elif outcome.exit_code != 0 and not json_out:
+        sys.stderr.write(f"venusctl: {outcome.status}: {outcome.message}\n")
+    return int(outcome.exit_code)
+
+
+def act(
+    action: Annotated[str, typer.Argument(help="One action in the model's syntax, e.g. "
+                                               "\"Click(point=(500, 500))\".")],
+    driver: DriverOpt = None,
+    url: UrlOpt = None,
+    headless: HeadlessOpt = True,
+    viewport: ViewportOpt = "1280x800",
+    browser_path: BrowserPathOpt = None,
+    profile: ProfileOpt = None,
+    image_format: ImageFormatOpt = "jpeg",
+    device: DeviceOpt = None,
+    monitor: MonitorOpt = None,
+    confirm: ConfirmOpt = "all",
+    yes: YesOpt = False,
+    screenshot_after: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--screenshot", help="Save what the screen shows afterwards."),
+    ] = None,
+    verbose: VerboseOpt = False,
+) -> int:
+    """Perform one action on a surface, through the guard (for debugging).
+
+    Example: venusctl act "Click(point=(500, 500))" --driver web --url https://example.org
+    """
+    from venusctl.oneshot import perform_one
+
+    setup_logging(verbose)
+    options = driver_options(driver, url, headless, viewport, browser_path, profile,
+                             image_format, device, monitor)
+    report = perform_one(action, options, confirm, yes, screenshot_after)
+    print(report)
+    return 0
+
+
+def screenshot(
+    out: Annotated[Path, typer.Argument(help="Where to save the image (.png or .jpg).")],
+    driver: DriverOpt = None,
+    url: UrlOpt = None,
+    headless: HeadlessOpt = True,
+    viewport: ViewportOpt = "1280x800",
+    browser_path: BrowserPathOpt = None,
+    profile: ProfileOpt = None,
+    image_format: ImageFormatOpt = "jpeg",
+    device: DeviceOpt = None,
+    monitor: MonitorOpt = None,
+    verbose: VerboseOpt = False,
+) -> int:
+    """Save exactly what the model would see.
+
+    Example: venusctl screenshot page.png --driver web --url https://example.org
+    """
+    from venusctl.oneshot import save_screenshot
+
+    setup_logging(verbose)
+    options = driver_options(driver, url, headless, viewport, browser_path, profile,
+                             image_format, device, monitor)
+    print(save_screenshot(options, out))
+    return 0
+
+
+def replay(
+    run: Annotated[str, typer.Argument(help="Run id, id prefix, folder, or 'last'.")],
+    driver: DriverOpt = None,
+    url: UrlOpt = None,
+    headless: HeadlessOpt = True,
+    viewport: ViewportOpt = "1280x800",
+    browser_path: BrowserPathOpt = None,
+    profile: ProfileOpt = None,
+    image_format: ImageFormatOpt = "jpeg",
+    device: DeviceOpt = None,
+    monitor: MonitorOpt = None,
+    confirm: ConfirmOpt = "all",
+    yes: YesOpt = False,
+    dry_run: DryRunOpt = False,
+    runs: RunsDirOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
+    verbose: VerboseOpt = False,
+) -> int:
+    """Re-execute a recorded run's answers through the guard (or only show them).
+
+    Example: venusctl replay last --dry-run
+    """
+    from venusctl.replay import replay_request
+    from venusctl.session import run_task
+
+    setup_logging(verbose)
+    folder = runs_dir(runs)
+    options = driver_options(driver, url, headless, viewport, browser_path, profile,
+                             image_format, device, monitor)
+    request, model, confirmer = replay_request(
+        run, folder, options, confirm, yes, dry_run, "json" if json_out else "normal")
+    outcome = run_task(request, model=model, confirmer=confirmer)
+    if not json_out:
+        print(f"{outcome.status}: {outcome.message}" if outcome.message else outcome.status)
+    return int(outcome.exit_code)

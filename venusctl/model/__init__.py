@@ -1,0 +1,1 @@
+"""Model backends behind one seam: `Model.complete(messages, options) -> Completion`."""

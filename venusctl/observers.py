@@ -1,0 +1,113 @@
+"""Run observers: the record on disk, the JSON event stream, the progress line.
+
+Each one watches the loop through `RunObserver` hooks and does one job, so `do`,
+`replay`, `batch` and the TUI combine them instead of branching inside the loop.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.status import Status
+
+from venusctl.agent import RunObserver
+from venusctl.record import Outcome, Recorder, RunInfo, StepRecord
+
+
+class RecordObserver(RunObserver):
+    """Keeps the run folder: run.json at the start and end, each step as it ends."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def run_started(self, info: RunInfo) -> None:
+        self.recorder.start(info)
+
+    def step_finished(self, record: StepRecord) -> None:
+        self.recorder.step(record)
+
+    def run_finished(self, outcome: Outcome) -> None:
+        self.recorder.finish(outcome)
+
+
+class JsonEvents(RunObserver):
+    """One JSON object per line on stdout, for scripts (`--json`)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+
+    def _write(self, event: dict[str, Any]) -> None:
+        self.stream.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+        self.stream.flush()
+
+    def run_started(self, info: RunInfo) -> None:
+        self._write({
+            "event": "start", "run_id": info.run_id, "run_dir": str(info.run_dir),
+            "task": info.task, "surface": info.surface, "driver": info.driver,
+            "model": info.model,
+        })
+
+    def step_finished(self, record: StepRecord) -> None:
+        data = record.as_dict()
+        self._write({"event": "step", **data})
+
+    def run_finished(self, outcome: Outcome) -> None:
+        self._write({"event": "end", **outcome.as_dict()})
+
+
+class ConsoleProgress(RunObserver):
+    """One line per step on stderr, and a spinner while the model thinks."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True, highlight=False, soft_wrap=True)
+        self._status: Status | None = None
+
+    def run_started(self, info: RunInfo) -> None:
+        self.console.print(
+            f"[bold]venusctl[/] {info.driver} · {info.model} · record {info.run_dir}")
+
+    def phase(self, step: int, name: str) -> None:
+        if name == "model" and self.console.is_terminal:
+            self._stop()
+            self._status = self.console.status(f"step {step}: the model is thinking…")
+            self._status.start()
+        elif name != "model":
+            self._stop()
+
+    def _stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def step_finished(self, record: StepRecord) -> None:
+        self._stop()
+        what = record.action or "(no action)"
+        verdict = (record.verdict or {}).get("decision")
+        timing = " ".join(f"{k} {v:.2f}s" for k, v in record.timings.items() if v >= 0.01)
+        parts = [f"[bold]step {record.step}[/]", _escape(what)]
+        if verdict and verdict != "allow":
+            parts.append(f"[yellow]{verdict}[/]")
+        if record.reply:
+            parts.append(f"→ {record.reply}")
+        if record.error:
+            parts.append(f"[red]{_escape(record.error)}[/]")
+        if timing:
+            parts.append(f"[dim]{timing}[/]")
+        self.console.print("  ".join(parts))
+
+    def run_finished(self, outcome: Outcome) -> None:
+        self._stop()
+        colour = "green" if outcome.exit_code == 0 else "red"
+        self.console.print(
+            f"[{colour}]{outcome.status}[/] after {outcome.steps} step(s)"
+            + (f": {_escape(outcome.message)}" if outcome.message else "")
+        )
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

@@ -1,0 +1,1 @@
+"""The runtime gate: decisions about actions that do not depend on the model."""

@@ -1,0 +1,157 @@
+"""Asking a person: confirmations before gated actions, and the model's questions.
+
+A `Confirmer` is how the loop reaches a human. The terminal one prompts on the
+controlling terminal; the non-interactive one (batch, CI, pipes) fails closed by
+raising `NeedsUser`, so an unattended run stops rather than guessing.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Protocol, TextIO
+
+from venusctl.errors import NeedsUser
+
+
+class Reply(str, Enum):
+    YES = "yes"
+    NO = "no"
+    ALWAYS = "always"
+    TAKEOVER = "takeover"
+    ABORT = "abort"
+
+
+@dataclass(frozen=True)
+class ConfirmRequest:
+    """What the person is shown before deciding."""
+
+    step: int
+    action: str
+    target: str | None
+    where: str | None
+    reason: str
+    thought: str
+    category: str | None = None
+    crop_path: str | None = None
+
+
+class Confirmer(Protocol):
+    interactive: bool
+
+    def confirm(self, request: ConfirmRequest) -> Reply:
+        """Ask whether a gated action may run."""
+        ...
+
+    def ask_user(self, question: str) -> str:
+        """Show the model's question and return the person's typed reply."""
+        ...
+
+    def take_over(self) -> None:
+        """Let the person use the surface; return when they hand it back."""
+        ...
+
+
+class NonInteractiveConfirmer:
+    """No one to ask: every confirmation and question stops the run (exit 3)."""
+
+    interactive = False
+
+    def confirm(self, request: ConfirmRequest) -> Reply:
+        category = f" ({request.category})" if request.category else ""
+        raise NeedsUser(
+            f"step {request.step}: '{request.action}' needs confirmation{category} "
+            "and no terminal is available to ask"
+        )
+
+    def ask_user(self, question: str) -> str:
+        raise NeedsUser(f"the agent asks the user: {question}")
+
+    def take_over(self) -> None:
+        raise NeedsUser("a take-over needs a person at a terminal")
+
+
+_CHOICES = {
+    "y": Reply.YES, "yes": Reply.YES,
+    "n": Reply.NO, "no": Reply.NO,
+    "a": Reply.ALWAYS, "always": Reply.ALWAYS,
+    "t": Reply.TAKEOVER, "take over": Reply.TAKEOVER, "takeover": Reply.TAKEOVER,
+    "q": Reply.ABORT, "abort": Reply.ABORT,
+}
+
+
+class TerminalConfirmer:
+    """Prompts on the terminal; input and output streams are injectable for tests."""
+
+    interactive = True
+
+    def __init__(
+        self,
+        read_line: Callable[[], str] | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        self._read_line = read_line or _stdin_line
+        self._out = out or sys.stderr
+
+    def _say(self, text: str) -> None:
+        self._out.write(text + "\n")
+        self._out.flush()
+
+    def confirm(self, request: ConfirmRequest) -> Reply:
+        self._say("")
+        self._say(f"── confirmation needed (step {request.step}) ──")
+        self._say(f"  action : {request.action}")
+        if request.target:
+            self._say(f"  target : {request.target}")
+        if request.where:
+            self._say(f"  where  : {request.where}")
+        if request.category:
+            self._say(f"  why    : {request.reason} [{request.category}]")
+        else:
+            self._say(f"  why    : {request.reason}")
+        if request.thought:
+            self._say(f"  model  : {_one_line(request.thought, 200)}")
+        if request.crop_path:
+            self._say(f"  image  : {request.crop_path}")
+        while True:
+            self._out.write("  [y]es once / [n]o / [a]lways this run / [t]ake over / [q] abort: ")
+            self._out.flush()
+            line = self._read_line()
+            if line == "":  # end of input: nobody is there any more
+                return Reply.ABORT
+            reply = _CHOICES.get(line.strip().lower())
+            if reply is not None:
+                return reply
+            self._say("  please answer y, n, a, t or q")
+
+    def ask_user(self, question: str) -> str:
+        self._say("")
+        self._say(f"── the agent asks ── {question}")
+        self._out.write("  your reply: ")
+        self._out.flush()
+        line = self._read_line()
+        if line == "":
+            raise NeedsUser(f"the agent asks the user: {question}")
+        return line.strip()
+
+    def take_over(self) -> None:
+        self._say("  The surface is yours. Press Enter to hand it back to the agent.")
+        self._read_line()
+
+
+def _stdin_line() -> str:
+    return sys.stdin.readline()
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def default_confirmer() -> Confirmer:
+    """The terminal when there is one, else fail closed."""
+    if sys.stdin.isatty():
+        return TerminalConfirmer()
+    return NonInteractiveConfirmer()

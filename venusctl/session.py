@@ -1,0 +1,144 @@
+"""Building one run from plain options: model, driver, guard, record, observers.
+
+The CLI parses flags into a `RunRequest` and calls `run_task`; `replay` and
+`batch` do the same. Everything opened here is closed here, whatever happens.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from venusctl.actions import Surface
+from venusctl.agent import Agent, AgentSettings, RunObserver
+from venusctl.drivers.base import Driver, DryRunDriver
+from venusctl.errors import UsageError
+from venusctl.messages import load_template, system_prompt
+from venusctl.model.base import Model
+from venusctl.model.scripted import ScriptedModel
+from venusctl.observers import ConsoleProgress, JsonEvents, RecordObserver
+from venusctl.record import Outcome, Recorder, RunInfo
+from venusctl.safety.confirm import Confirmer, default_confirmer
+from venusctl.safety.guard import AllowAllGuard, ConfirmAllGuard, Guard
+from venusctl.surfaces import DriverOptions, choose_driver, open_driver, surface_of
+
+log = logging.getLogger(__name__)
+
+OUTPUTS = ("normal", "json", "quiet")
+
+
+@dataclass
+class ModelOptions:
+    """Which model answers; `answers` selects the scripted model."""
+
+    answers: Path | None = None
+
+
+@dataclass
+class RunRequest:
+    task: str
+    driver: DriverOptions
+    model: ModelOptions = field(default_factory=ModelOptions)
+    settings: AgentSettings = field(default_factory=AgentSettings)
+    confirm: str = "all"
+    assume_yes: bool = False
+    prompt_file: Path | None = None
+    runs_dir: Path = Path("runs")
+    output: str = "normal"
+    dry_run: bool = False
+    extra_settings: dict[str, Any] = field(default_factory=dict)
+
+
+def make_guard(confirm: str, assume_yes: bool) -> Guard:
+    """The guard the flags ask for; turning confirmation off needs `--yes` too."""
+    if confirm == "all":
+        return ConfirmAllGuard()
+    if confirm == "never":
+        if not assume_yes:
+            raise UsageError("--confirm never turns off every safety prompt; add --yes to mean it")
+        return AllowAllGuard()
+    raise UsageError(f"--confirm must be 'all' or 'never', not '{confirm}'")
+
+
+def open_model(options: ModelOptions) -> Model:
+    if options.answers is not None:
+        return ScriptedModel.from_file(options.answers)
+    raise UsageError(
+        "no model given: pass --model-file ANSWERS to play back answers "
+        "(the local UI-Venus-2 backend is not available in this version yet)"
+    )
+
+
+def settings_record(request: RunRequest) -> dict[str, Any]:
+    """The settings worth keeping in run.json (never secrets)."""
+    options = request.driver
+    return {
+        "max_steps": request.settings.max_steps,
+        "timeout_s": request.settings.timeout_s,
+        "parse_retries": request.settings.parse_retries,
+        "history_images": request.settings.history_images,
+        "settle_cap_s": request.settings.settle_cap_s,
+        "temperature": request.settings.sampling.temperature,
+        "max_tokens": request.settings.sampling.max_tokens,
+        "confirm": request.confirm,
+        "dry_run": request.dry_run,
+        "url": options.url,
+        "viewport": str(options.viewport),
+        "device": options.device,
+        "prompt_file": str(request.prompt_file) if request.prompt_file else None,
+        **request.extra_settings,
+    }
+
+
+def run_task(
+    request: RunRequest,
+    confirmer: Confirmer | None = None,
+    observers: list[RunObserver] | None = None,
+    driver: Driver | None = None,
+    model: Model | None = None,
+) -> Outcome:
+    """Run one task to its end and return how it ended (the record is closed)."""
+    if not request.task.strip():
+        raise UsageError("the task is empty; say what the agent should do")
+    if request.output not in OUTPUTS:
+        raise UsageError(f"unknown output mode '{request.output}'")
+    guard = make_guard(request.confirm, request.assume_yes)
+    name = driver.name if driver is not None else choose_driver(request.driver)
+    surface: Surface = driver.surface if driver is not None else surface_of(name)
+    template = load_template(surface, request.prompt_file)
+    with ExitStack() as stack:
+        model = model or open_model(request.model)
+        stack.callback(model.close)
+        driver = driver or open_driver(request.driver)
+        stack.callback(driver.close)
+        if request.dry_run:
+            driver = DryRunDriver(driver)
+        recorder = Recorder(request.runs_dir, request.task)
+        info = RunInfo(
+            run_id=recorder.run_id, task=request.task, surface=surface.value,
+            driver=name, model=model.name, run_dir=recorder.run_dir,
+            settings=settings_record(request),
+        )
+        agent = Agent(
+            driver=driver,
+            model=model,
+            guard=guard,
+            confirmer=confirmer or default_confirmer(),
+            system_prompt=system_prompt(template, request.task),
+            info=info,
+            settings=request.settings,
+            observers=[RecordObserver(recorder), *_output_observers(request.output),
+                       *(observers or [])],
+        )
+        return agent.run()
+
+
+def _output_observers(output: str) -> list[RunObserver]:
+    if output == "json":
+        return [JsonEvents()]
+    if output == "normal":
+        return [ConsoleProgress()]
+    return []

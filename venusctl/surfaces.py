@@ -1,0 +1,81 @@
+"""Choosing and opening a driver from plain options (no typer here).
+
+Each driver module is imported only when it is opened, so `venusctl --help` and the
+unit tests never load Playwright, adbutils or pyautogui.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from venusctl.actions import Surface
+from venusctl.drivers.base import Driver
+from venusctl.errors import UsageError
+from venusctl.grid import ScreenSize
+
+DRIVERS = {"web": Surface.BROWSER, "desktop": Surface.DESKTOP, "android": Surface.MOBILE}
+
+
+@dataclass
+class DriverOptions:
+    """Every driver setting the command line can give; each driver reads its own."""
+
+    driver: str | None = None
+    url: str | None = None
+    headless: bool = True
+    viewport: ScreenSize = field(default_factory=lambda: ScreenSize(1280, 800))
+    browser_path: str | None = None
+    profile: Path | None = None
+    image_format: str = "jpeg"
+    device: str | None = None
+    monitor: int | None = None
+
+
+def parse_viewport(text: str) -> ScreenSize:
+    """`1280x800` as a size, with a one-line error for anything else."""
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--viewport must look like 1280x800, not '{text}'") from None
+    if not (200 <= width <= 7680 and 200 <= height <= 4320):
+        raise UsageError(f"--viewport {text} is out of range (200x200 to 7680x4320)")
+    return ScreenSize(width, height)
+
+
+def surface_of(driver: str) -> Surface:
+    try:
+        return DRIVERS[driver]
+    except KeyError:
+        raise UsageError(
+            f"unknown driver '{driver}'; choose one of: {', '.join(DRIVERS)}"
+        ) from None
+
+
+def choose_driver(options: DriverOptions) -> str:
+    """The driver to use: the one asked for; without `--driver`, say how to pick one."""
+    if options.driver:
+        surface_of(options.driver)
+        return options.driver
+    raise UsageError("choose a surface with --driver web|desktop|android")
+
+
+def open_driver(options: DriverOptions) -> Driver:
+    """Start the chosen driver."""
+    name = choose_driver(options)
+    if name == "web":
+        from venusctl.drivers.web import WebDriver, WebOptions
+
+        if options.image_format not in ("jpeg", "png"):
+            raise UsageError("--image-format must be jpeg or png")
+        return WebDriver(
+            WebOptions(
+                url=options.url,
+                headless=options.headless,
+                viewport=options.viewport,
+                browser_path=options.browser_path,
+                profile=options.profile,
+                image_format=options.image_format,
+            )
+        )
+    raise UsageError(f"the {name} driver is not available yet in this version of venusctl")
