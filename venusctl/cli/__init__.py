@@ -33,10 +33,11 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from venusctl.cli import run, runs
+    from venusctl.cli import report, run, runs
 
     run.register(app)
     runs.register(app)
+    report.register(app)
 
 
 _register()
