@@ -16,6 +16,7 @@ from typing import Any
 MAX_DEPTH = 6
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}
 _CLOSERS = ",)]"
+_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
 
 
 class LiteralSyntaxError(ValueError):
@@ -97,6 +98,8 @@ class _Reader:
             if self.peek() == ",":
                 self.pos += 1
                 self.skip_space()
+            elif not self.peek():
+                raise LiteralSyntaxError(f"'{name}(' is never closed")
             elif self.peek() != ")":
                 raise LiteralSyntaxError(f"expected ',' or ')' at position {self.pos}")
         self.pos += 1
@@ -125,9 +128,23 @@ class _Reader:
         if char and (char.isdigit() or char in "+-."):
             return self.number()
         if char and (char.isalpha() or char == "_"):
-            return self.call(depth)
+            return self.word_or_call(depth)
         found = repr(char) if char else "the end"
         raise LiteralSyntaxError(f"expected a value at position {self.pos}, found {found}")
+
+    def word_or_call(self, depth: int) -> Any:
+        """`True`, `False`, `None`, or a nested call such as a Sequence child."""
+        start = self.pos
+        word = self.name()
+        self.skip_space()
+        if self.peek() == "(":
+            self.pos = start
+            return self.call(depth)
+        if word in _CONSTANTS:
+            return _CONSTANTS[word]
+        raise LiteralSyntaxError(
+            f"'{word}' at position {start} is not a value; quote text as 'like this'"
+        )
 
     def sequence(self, depth: int) -> tuple[Any, ...] | list[Any]:
         opener = self.text[self.pos]
@@ -143,6 +160,8 @@ class _Reader:
             if self.peek() == ",":
                 self.pos += 1
                 self.skip_space()
+            elif not self.peek():
+                raise LiteralSyntaxError(f"'{opener}' is never closed")
             elif self.peek() != closer:
                 raise LiteralSyntaxError(f"expected ',' or '{closer}' at position {self.pos}")
         self.pos += 1
