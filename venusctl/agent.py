@@ -80,6 +80,22 @@ class RunObserver:
     def run_finished(self, outcome: Outcome) -> None: ...
 
 
+class StepGate:
+    """Lets a person hold the loop between steps (pause, single-step, take over).
+
+    Called from the loop's thread; a gate may block as long as it likes and raise
+    `KeyboardInterrupt` to abort the run. The default lets everything through.
+    """
+
+    def before_step(self, step: int) -> str | None:
+        """Wait until `step` may begin; return a note for the model (or None)."""
+        return None
+
+    def may_act(self, step: int) -> bool:
+        """Whether the decided action may still run (False: the person took the surface)."""
+        return True
+
+
 @dataclass
 class _StepEnd:
     """What one step leaves for the next: history, feedback, or a final outcome."""
@@ -103,8 +119,10 @@ class Agent:
         info: RunInfo,
         settings: AgentSettings | None = None,
         observers: list[RunObserver] | None = None,
+        gate: StepGate | None = None,
     ) -> None:
         self.driver = driver
+        self.gate = gate or StepGate()
         self.model = model
         self.guard = guard
         self.confirmer = confirmer
@@ -144,6 +162,9 @@ class Agent:
             timeout = self.settings.timeout_s
             if timeout is not None and time.monotonic() - started > timeout:
                 return self._ended("timeout", ExitCode.FAILED, f"timed out after {timeout:g} s")
+            note = self.gate.before_step(step)
+            if note:
+                feedback = f"{note}\n{feedback}" if feedback else note
             end = self._step(step, feedback, history)
             self.steps_taken = step
             if end.outcome is not None:
@@ -292,6 +313,11 @@ class Agent:
             if declined is not None:
                 return _StepEnd(turn=turn, feedback=declined)
 
+        if not self.gate.may_act(step):
+            record.error = "not performed: the user took over the surface"
+            return _StepEnd(turn=turn, feedback=(
+                f"The user took over before {describe(parsed.action)} ran, so it was not "
+                "performed. Look at the new screenshot."))
         next_feedback: str | None = None
         try:
             with clock("act"):

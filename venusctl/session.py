@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from venusctl.actions import Surface
-from venusctl.agent import Agent, AgentSettings, RunObserver
+from venusctl.agent import Agent, AgentSettings, RunObserver, StepGate
 from venusctl.drivers.base import Driver, DryRunDriver
 from venusctl.errors import UsageError
 from venusctl.messages import load_template, system_prompt
@@ -99,6 +99,7 @@ def run_task(
     observers: list[RunObserver] | None = None,
     driver: Driver | None = None,
     model: Model | None = None,
+    gate: StepGate | None = None,
 ) -> Outcome:
     """Run one task to its end and return how it ended (the record is closed)."""
     if not request.task.strip():
@@ -132,6 +133,7 @@ def run_task(
             settings=request.settings,
             observers=[RecordObserver(recorder), *_output_observers(request.output),
                        *(observers or [])],
+            gate=gate,
         )
         return agent.run()
 
