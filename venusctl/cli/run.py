@@ -80,6 +80,8 @@ def do(
     runs: RunsDirOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the answer.")] = False,
+    tui: Annotated[bool, typer.Option("--tui", help="Watch and steer the run in a live "
+                                                    "terminal view (p/s/t/q keys).")] = False,
     verbose: VerboseOpt = False,
 ) -> int:
     """Carry out a task on a phone, desktop or browser.
@@ -103,7 +105,13 @@ def do(
         confirm=confirm, assume_yes=yes, prompt_file=prompt, runs_dir=runs_dir(runs),
         output="json" if json_out else ("quiet" if quiet else "normal"), dry_run=dry_run,
     )
-    outcome = run_task(request)
+    if tui:
+        from venusctl.tui import check_terminal, run_with_tui
+
+        check_terminal(json_out)
+        outcome = run_with_tui(request)
+    else:
+        outcome = run_task(request)
     if outcome.message and not json_out and outcome.exit_code in (0, 3):
         print(outcome.message)
     elif outcome.exit_code != 0 and not json_out:
