@@ -32,9 +32,31 @@ OUTPUTS = ("normal", "json", "quiet")
 
 @dataclass
 class ModelOptions:
-    """Which model answers; `answers` selects the scripted model."""
+    """Which model answers, as given on the command line (None: not given).
+
+    `answers` selects the scripted model; everything else is resolved with the
+    environment and the config file by `venusctl.config` (flags > env > file >
+    default). `assume_yes` agrees to download the default model on first use.
+    """
 
     answers: Path | None = None
+    model: str | None = None
+    mmproj: Path | None = None
+    n_ctx: int | None = None
+    threads: int | None = None
+    gpu_layers: int | None = None
+    image_min_tokens: int | None = None
+    image_max_tokens: int | None = None
+    grammar: bool | None = None
+    server: str | None = None
+    server_model: str | None = None
+    api_key_env: str | None = None
+    assume_yes: bool = False
+
+    def flags(self) -> dict[str, Any]:
+        """The settings given as flags, by name (what `config.resolve` takes)."""
+        skip = {"answers", "assume_yes"}
+        return {k: v for k, v in vars(self).items() if k not in skip and v is not None}
 
 
 @dataclass
@@ -63,13 +85,13 @@ def make_guard(confirm: str, assume_yes: bool) -> Guard:
     raise UsageError(f"--confirm must be 'all' or 'never', not '{confirm}'")
 
 
-def open_model(options: ModelOptions) -> Model:
+def open_model(options: ModelOptions, surface: Surface = Surface.MOBILE) -> Model:
+    """Scripted answers, a local GGUF or a server (see `venusctl.model.select`)."""
     if options.answers is not None:
         return ScriptedModel.from_file(options.answers)
-    raise UsageError(
-        "no model given: pass --model-file ANSWERS to play back answers "
-        "(the local UI-Venus-2 backend is not available in this version yet)"
-    )
+    from venusctl.model.select import open_model as select_model
+
+    return select_model(options.flags(), surface, assume_yes=options.assume_yes)
 
 
 def settings_record(request: RunRequest) -> dict[str, Any]:
@@ -111,7 +133,7 @@ def run_task(
     surface: Surface = driver.surface if driver is not None else surface_of(name)
     template = load_template(surface, request.prompt_file)
     with ExitStack() as stack:
-        model = model or open_model(request.model)
+        model = model or open_model(request.model, surface)
         stack.callback(model.close)
         driver = driver or open_driver(request.driver)
         stack.callback(driver.close)
