@@ -1,0 +1,42 @@
+"""pytest fixtures for the simulated phone; import them into a conftest.py:
+
+    from tests.support.fakephone.fixtures import adb_server, phone_env, phone_config  # noqa: F401
+
+`phone_env` yields a `PhoneEnv` (serial, port, adb_port, phone, state, log) with
+ANDROID_ADB_SERVER_PORT pointing at the test's adb server. Override `phone_config`
+(or parametrize it indirectly) to change the phone, e.g. screen text for injection tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support import tools
+from tests.support.fakephone.env import AdbServer, PhoneEnv, phone_on
+from tests.support.fakephone.phone import PhoneConfig
+
+
+@pytest.fixture(scope="session")
+def adb_server() -> Iterator[AdbServer]:
+    tools.require("adb")
+    server = AdbServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def phone_config() -> PhoneConfig:
+    return PhoneConfig()
+
+
+@pytest.fixture
+def phone_env(adb_server: AdbServer, phone_config: PhoneConfig,
+              monkeypatch: pytest.MonkeyPatch) -> Iterator[PhoneEnv]:
+    for name, value in adb_server.environ().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("ANDROID_SERIAL", raising=False)
+    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
+    with phone_on(adb_server, phone_config) as phone:
+        yield PhoneEnv(adb_server, phone)
