@@ -1,0 +1,1 @@
+"""Safety policies shipped with venusctl (`default.yaml`, `strict.yaml`)."""

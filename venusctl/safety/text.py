@@ -1,0 +1,93 @@
+"""Matching keywords in what the guard reads: labels, resource ids, URLs, typed text.
+
+Labels arrive in many shapes: "Pay now", "btn_pay_now", "payNowButton", "立即支付",
+"/checkout/pay". `normalize` folds them into lower-case words so one keyword list
+covers all of them. Latin-script keywords match whole words only ("pay" does not
+match "display" or "PayPal"); CJK and kana keywords match anywhere, since those
+scripts put no spaces between words. `re:` entries are regular expressions matched
+against the raw lower-cased text, for shapes words cannot express (shell commands).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS = re.compile(r"[\s_\-./:?&=#+,;|()\[\]{}\"'`<>*@]+")
+_WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+REGEX_PREFIX = "re:"
+
+
+def normalize(text: str | None) -> str:
+    """Lower-case words separated by single spaces (camelCase and snake_case split)."""
+    if not text:
+        return ""
+    folded = unicodedata.normalize("NFKC", text)
+    folded = _CAMEL.sub(" ", folded)
+    return " ".join(_SEPARATORS.sub(" ", folded).casefold().split())
+
+
+def is_wide(text: str) -> bool:
+    """True for keywords in scripts written without spaces (Chinese, Japanese, Korean)."""
+    return bool(_WIDE.search(text))
+
+
+@dataclass(frozen=True)
+class KeywordSet:
+    """A compiled list of keywords and `re:` patterns; `search` returns the first hit."""
+
+    source: tuple[str, ...]
+    _words: re.Pattern[str] | None
+    _patterns: tuple[re.Pattern[str], ...]
+
+    @classmethod
+    def compile(cls, entries: Iterable[str]) -> KeywordSet:
+        source = tuple(dict.fromkeys(e for e in entries if e and e.strip()))
+        words: list[str] = []
+        patterns: list[re.Pattern[str]] = []
+        for entry in source:
+            if entry.startswith(REGEX_PREFIX):
+                patterns.append(_regex(entry[len(REGEX_PREFIX):]))
+            else:
+                words.append(_word_pattern(entry))
+        # longest first, so "pay now" is reported rather than "pay"
+        words.sort(key=len, reverse=True)
+        joined = re.compile("|".join(words)) if words else None
+        return cls(source, joined, tuple(patterns))
+
+    def search(self, normalized: str, raw: str = "") -> str | None:
+        """The matched keyword or pattern text, or None; `raw` feeds the `re:` entries."""
+        if self._words is not None and normalized:
+            found = self._words.search(normalized)
+            if found:
+                return found.group(0).strip()
+        lowered = raw.casefold()
+        for pattern in self._patterns:
+            hit = pattern.search(lowered)
+            if hit:
+                return hit.group(0).strip() or pattern.pattern
+        return None
+
+    def __bool__(self) -> bool:
+        return bool(self.source)
+
+
+def _word_pattern(keyword: str) -> str:
+    if is_wide(keyword):
+        return re.escape(unicodedata.normalize("NFKC", keyword).casefold())
+    words = normalize(keyword).split()
+    if not words:
+        return r"(?!x)x"
+    body = r"\s".join(re.escape(w) for w in words)
+    return rf"(?<!\w){body}(?!\w)"
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+    except re.error as exc:
+        raise ValueError(f"bad regular expression '{pattern}': {exc}") from None
