@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from venusctl.actions import (
     Action,
@@ -154,6 +154,21 @@ def crop_around(image: Image.Image, xy: Point, size: tuple[int, int]) -> Image.I
     left = min(max(0, xy[0] - w // 2), image.width - w)
     top = min(max(0, xy[1] - h // 2), image.height - h)
     return image.crop((left, top, left + w, top + h))
+
+
+def blur_boxes(image: Image.Image, boxes: list[Box], radius: int | None = None) -> Image.Image:
+    """A copy with each box (image pixels) blurred beyond reading: password and card
+    fields in screenshots that are kept or shown."""
+    out = image.copy()
+    for left, top, width, height in boxes:
+        area = (max(0, left), max(0, top), min(out.width, left + width),
+                min(out.height, top + height))
+        if area[2] <= area[0] or area[3] <= area[1]:
+            continue
+        patch = out.crop(area)
+        strength = radius or max(6, min(patch.size) // 2)
+        out.paste(patch.filter(ImageFilter.GaussianBlur(strength)), area[:2])
+    return out
 
 
 def encode(image: Image.Image, kind: str = "png", quality: int = 80) -> bytes:
