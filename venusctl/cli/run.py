@@ -24,6 +24,20 @@ from venusctl.cli.common import (
     runs_dir,
     setup_logging,
 )
+from venusctl.cli.model_options import (
+    ApiKeyEnvOpt,
+    GpuLayersOpt,
+    ImageMaxOpt,
+    ImageMinOpt,
+    MmprojOpt,
+    ModelOpt,
+    NCtxOpt,
+    NoGrammarOpt,
+    ServerModelOpt,
+    ServerOpt,
+    ThreadsOpt,
+    model_options,
+)
 from venusctl.model.base import SamplingOptions
 
 ConfirmOpt = Annotated[
@@ -31,7 +45,9 @@ ConfirmOpt = Annotated[
     typer.Option(help="Which actions need your confirmation: 'all' state-changing ones, "
                       "or 'never' (needs --yes)."),
 ]
-YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Agree in advance (see --confirm).")]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Agree in advance (see --confirm; "
+                                                         "`do` also downloads the default "
+                                                         "model without asking).")]
 DryRunOpt = Annotated[bool, typer.Option(help="Observe and decide, but perform nothing.")]
 
 
@@ -50,6 +66,17 @@ def do(
         typer.Option(help="Play back answers from this file (JSON lines or blank-line "
                           "separated) instead of running a model."),
     ] = None,
+    model: ModelOpt = None,
+    mmproj: MmprojOpt = None,
+    n_ctx: NCtxOpt = None,
+    threads: ThreadsOpt = None,
+    gpu_layers: GpuLayersOpt = None,
+    image_min_tokens: ImageMinOpt = None,
+    image_max_tokens: ImageMaxOpt = None,
+    no_grammar: NoGrammarOpt = False,
+    server: ServerOpt = None,
+    server_model: ServerModelOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
     url: UrlOpt = None,
     headless: HeadlessOpt = True,
     viewport: ViewportOpt = "1280x800",
@@ -89,14 +116,18 @@ def do(
     Example: venusctl do "add milk to the list" --driver web --url http://127.0.0.1:8000
     """
     from venusctl.agent import AgentSettings
-    from venusctl.session import ModelOptions, RunRequest, run_task
+    from venusctl.session import RunRequest, run_task
 
     setup_logging(verbose)
     request = RunRequest(
         task=task,
         driver=driver_options(driver, url, headless, viewport, browser_path, profile,
                               image_format, device, monitor),
-        model=ModelOptions(answers=model_file),
+        model=model_options(
+            answers=model_file, model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads,
+            gpu_layers=gpu_layers, image_min_tokens=image_min_tokens,
+            image_max_tokens=image_max_tokens, no_grammar=no_grammar, server=server,
+            server_model=server_model, api_key_env=api_key_env, assume_yes=yes),
         settings=AgentSettings(
             max_steps=max_steps, timeout_s=timeout, parse_retries=parse_retries,
             history_images=history_images, settle_cap_s=settle_cap,

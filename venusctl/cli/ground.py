@@ -1,0 +1,117 @@
+"""`venusctl ground`: where is this element? A point in pixels and on the grid."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from venusctl.cli.common import (
+    BrowserPathOpt,
+    DeviceOpt,
+    DriverOpt,
+    HeadlessOpt,
+    ImageFormatOpt,
+    MonitorOpt,
+    ProfileOpt,
+    UrlOpt,
+    VerboseOpt,
+    ViewportOpt,
+    driver_options,
+    setup_logging,
+)
+from venusctl.cli.model_options import (
+    ApiKeyEnvOpt,
+    GpuLayersOpt,
+    ImageMaxOpt,
+    ImageMinOpt,
+    MmprojOpt,
+    ModelOpt,
+    NCtxOpt,
+    ServerModelOpt,
+    ServerOpt,
+    ThreadsOpt,
+    model_options,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ground")(ground_command)
+
+
+def ground_command(
+    instruction: Annotated[str, typer.Argument(help="The element, in plain words.")],
+    image: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Argument(help="A screenshot file (or use --driver for a live screen)."),
+    ] = None,
+    driver: DriverOpt = None,
+    url: UrlOpt = None,
+    headless: HeadlessOpt = True,
+    viewport: ViewportOpt = "1280x800",
+    browser_path: BrowserPathOpt = None,
+    profile: ProfileOpt = None,
+    image_format: ImageFormatOpt = "jpeg",
+    device: DeviceOpt = None,
+    monitor: MonitorOpt = None,
+    surface: Annotated[str, typer.Option(
+        help="For an IMAGE: the kind of screen it shows, mobile, desktop or browser "
+             "(desktop maps the grid with /999, the others with /1000).")] = "mobile",
+    annotate: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(help="Save a copy of the screenshot with the point drawn on it."),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="The answer as JSON.")] = False,
+    max_tokens: Annotated[int, typer.Option(min=8, help="Most tokens in the answer.")] = 1024,
+    model: ModelOpt = None,
+    mmproj: MmprojOpt = None,
+    n_ctx: NCtxOpt = None,
+    threads: ThreadsOpt = None,
+    gpu_layers: GpuLayersOpt = None,
+    image_min_tokens: ImageMinOpt = None,
+    image_max_tokens: ImageMaxOpt = None,
+    server: ServerOpt = None,
+    server_model: ServerModelOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y",
+                                      help="Agree to download the default model.")] = False,
+    verbose: VerboseOpt = False,
+) -> int:
+    """Point at one element: its centre in pixels and on the 0..999 grid.
+
+    Exit code 1 when the model says the element is not on the screen.
+
+    Example: venusctl ground "the Wi-Fi toggle" settings.png --annotate found.png
+    """
+    from venusctl.grounding_run import GroundRequest, run_ground
+
+    setup_logging(verbose)
+    request = GroundRequest(
+        instruction=instruction,
+        image=image,
+        driver=driver_options(driver, url, headless, viewport, browser_path, profile,
+                              image_format, device, monitor),
+        model=model_options(
+            model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers,
+            image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
+            server=server, server_model=server_model, api_key_env=api_key_env,
+            assume_yes=yes),
+        surface=surface.lower(),
+        annotate=annotate,
+        max_tokens=max_tokens,
+    )
+    result = run_ground(request)
+    if json_out:
+        print(json.dumps(result.as_dict(), ensure_ascii=False))
+    elif result.pixels is not None and result.grid is not None:
+        print(f"{result.pixels[0]} {result.pixels[1]}\t(pixels on {result.size}; "
+              f"grid [{result.grid[0]},{result.grid[1]}])")
+    if not result.found:
+        if not json_out:
+            sys.stderr.write(f"venusctl: not found: the model says \"{result.instruction}\" "
+                             f"is not on the screen\n")
+        return 1
+    return 0
