@@ -33,11 +33,14 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from venusctl.cli import report, run, runs
+    from venusctl.cli import doctor, ground, model, report, run, runs
 
     run.register(app)
+    ground.register(app)
+    model.register(app)
     runs.register(app)
     report.register(app)
+    doctor.register(app)
 
 
 _register()
