@@ -1,7 +1,7 @@
 """The conversation the model sees at each step, laid out as it was trained.
 
 Layout (navigation):
-  system     the surface's prompt with the task at its end (date or password notes
+  system     the surface's prompt with the task at its end (date, password and secret notes
              filled in where the surface needs them); the task is not repeated.
   per earlier step
     user       that step's feedback text, then "History Screenshot:" and its image
@@ -28,7 +28,9 @@ from venusctl.model.base import ImagePart, Message, Part, TextPart
 HISTORY_LABEL = "History Screenshot:"
 CURRENT_LABEL = "Current Screenshot:"
 NO_PASSWORD = "No password for this machine is known; use CallUser if one is asked for."
-TEMPLATE_FIELDS = ("{task}", "{date}", "{password}")
+NO_SECRETS = ("No stored passwords or codes are available; if one is needed, ask the person "
+              "with CallUser.")
+TEMPLATE_FIELDS = ("{task}", "{date}", "{password}", "{secrets}")
 
 
 @dataclass(frozen=True)
@@ -59,12 +61,14 @@ def system_prompt(
     task: str,
     today: dt.date | None = None,
     password_note: str = NO_PASSWORD,
+    secrets_note: str = NO_SECRETS,
 ) -> str:
     """Fill the template's placeholders; other braces in a user's template stay as they are."""
     date = (today or dt.date.today()).strftime("%A, %d %B %Y")
     return (
         template.replace("{date}", date)
         .replace("{password}", password_note)
+        .replace("{secrets}", secrets_note)
         .replace("{task}", task.strip())
     )
 

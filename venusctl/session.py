@@ -22,7 +22,8 @@ from venusctl.model.scripted import ScriptedModel
 from venusctl.observers import ConsoleProgress, JsonEvents, RecordObserver
 from venusctl.record import Outcome, Recorder, RunInfo
 from venusctl.safety.confirm import Confirmer, default_confirmer
-from venusctl.safety.guard import AllowAllGuard, ConfirmAllGuard, Guard
+from venusctl.safety.guard import Guard
+from venusctl.safety.setup import SafetyOptions, make_policy_guard, prepare, resolve_policy
 from venusctl.surfaces import DriverOptions, choose_driver, open_driver, surface_of
 
 log = logging.getLogger(__name__)
@@ -65,8 +66,9 @@ class RunRequest:
     driver: DriverOptions
     model: ModelOptions = field(default_factory=ModelOptions)
     settings: AgentSettings = field(default_factory=AgentSettings)
-    confirm: str = "all"
+    confirm: str = "policy"
     assume_yes: bool = False
+    safety: SafetyOptions = field(default_factory=SafetyOptions)
     prompt_file: Path | None = None
     runs_dir: Path = Path("runs")
     output: str = "normal"
@@ -74,15 +76,10 @@ class RunRequest:
     extra_settings: dict[str, Any] = field(default_factory=dict)
 
 
-def make_guard(confirm: str, assume_yes: bool) -> Guard:
-    """The guard the flags ask for; turning confirmation off needs `--yes` too."""
-    if confirm == "all":
-        return ConfirmAllGuard()
-    if confirm == "never":
-        if not assume_yes:
-            raise UsageError("--confirm never turns off every safety prompt; add --yes to mean it")
-        return AllowAllGuard()
-    raise UsageError(f"--confirm must be 'all' or 'never', not '{confirm}'")
+def make_guard(confirm: str, assume_yes: bool, safety: SafetyOptions | None = None) -> Guard:
+    """The policy guard the flags ask for (see `venusctl.safety.setup`)."""
+    policy = resolve_policy(safety or SafetyOptions())
+    return make_policy_guard(policy, confirm, assume_yes)
 
 
 def open_model(options: ModelOptions, surface: Surface = Surface.MOBILE) -> Model:
@@ -128,33 +125,38 @@ def run_task(
         raise UsageError("the task is empty; say what the agent should do")
     if request.output not in OUTPUTS:
         raise UsageError(f"unknown output mode '{request.output}'")
-    guard = make_guard(request.confirm, request.assume_yes)
     name = driver.name if driver is not None else choose_driver(request.driver)
     surface: Surface = driver.surface if driver is not None else surface_of(name)
     template = load_template(surface, request.prompt_file)
+    safety = prepare(request.safety, request.confirm, request.assume_yes, surface, request.task)
+    request.settings.approved_categories |= safety.approved
     with ExitStack() as stack:
         model = model or open_model(request.model, surface)
         stack.callback(model.close)
         driver = driver or open_driver(request.driver)
         stack.callback(driver.close)
+        driver = safety.protect(driver)
+        stack.enter_context(safety.scrubbed_logs())
         if request.dry_run:
             driver = DryRunDriver(driver)
         recorder = Recorder(request.runs_dir, request.task)
         info = RunInfo(
             run_id=recorder.run_id, task=request.task, surface=surface.value,
             driver=name, model=model.name, run_dir=recorder.run_dir,
-            settings=settings_record(request),
+            settings={**settings_record(request), **safety.record()},
         )
         agent = Agent(
             driver=driver,
             model=model,
-            guard=guard,
+            guard=safety.guard,
             confirmer=confirmer or default_confirmer(),
-            system_prompt=system_prompt(template, request.task),
+            system_prompt=system_prompt(template, request.task,
+                                        password_note=safety.notes.password_note,
+                                        secrets_note=safety.notes.secrets_note),
             info=info,
             settings=request.settings,
-            observers=[RecordObserver(recorder), *_output_observers(request.output),
-                       *(observers or [])],
+            observers=safety.observers([RecordObserver(recorder),
+                                        *_output_observers(request.output), *(observers or [])]),
             gate=gate,
         )
         return agent.run()

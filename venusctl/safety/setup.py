@@ -1,0 +1,269 @@
+"""Assembling a run's safety from flags and the config file: policy, guard, secrets.
+
+Resolution: `--policy` > `policy` in the config file's `[safety]` table > the
+shipped default. Allow-lists and pre-approved categories from the command line
+add to those of the config file and the policy. Confirmation modes:
+
+  policy  the policy decides (the default)
+  all     also confirm every state-changing action the policy allows
+  never   no confirmations (needs --yes); denials still stop the run
+
+No flag turns a deny into anything else.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from venusctl.actions import Surface, is_terminal
+from venusctl.agent import RunObserver
+from venusctl.drivers.base import Driver
+from venusctl.errors import UsageError
+from venusctl.messages import NO_PASSWORD, NO_SECRETS
+from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, changes_state
+from venusctl.safety.policy import Policy, load_policy
+from venusctl.safety.policy_guard import PolicyGuard
+from venusctl.safety.redact import (
+    RedactingObservers,
+    Redactor,
+    install_log_filter,
+    remove_log_filter,
+)
+from venusctl.safety.secret_driver import SecretDriver
+from venusctl.secrets import DESKTOP_PASSWORD, SecretStore, placeholder
+
+log = logging.getLogger(__name__)
+
+CONFIRM_MODES = ("policy", "all", "never")
+CONFIG_KEYS = ("policy", "allow_domains", "allow_apps", "allow_categories")
+PASSWORD_HINTS = ("sudo", "root", "admin", "password", "install", "apt", "system", "密码",
+                  "安装", "管理员")
+
+
+@dataclass
+class SafetyOptions:
+    """The safety flags of one run (None or empty: not given)."""
+
+    policy: str | None = None
+    allow_domains: tuple[str, ...] = ()
+    allow_apps: tuple[str, ...] = ()
+    allow_categories: tuple[str, ...] = ()
+    config: Mapping[str, Any] | None = field(default=None, repr=False)
+
+
+# ------------------------------------------------------------------ config file
+
+
+def config_file() -> Path:
+    """The config file shared with the model settings (`venusctl.config`)."""
+    try:
+        from venusctl.config import config_path
+    except ImportError:  # model settings not installed: same place, same rules
+        import platformdirs
+
+        env = os.environ.get("VENUSCTL_CONFIG")
+        return Path(env).expanduser() if env else (
+            platformdirs.user_config_path("venusctl") / "config.toml")
+    return config_path()
+
+
+def read_safety_config(path: Path | None = None) -> dict[str, Any]:
+    """The `[safety]` table of the config file (empty when there is none)."""
+    import tomllib
+
+    path = path or config_file()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read config file {path}: {exc}") from None
+    table = raw.get("safety", {})
+    if not isinstance(table, dict):
+        raise UsageError(f"config file {path}: 'safety' must be a table ([safety])")
+    unknown = set(table) - set(CONFIG_KEYS)
+    if unknown:
+        raise UsageError(f"config file {path}: [safety] has no setting "
+                         f"{', '.join(sorted(unknown))} (known: {', '.join(CONFIG_KEYS)})")
+    for key in CONFIG_KEYS[1:]:
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UsageError(f"config file {path}: [safety] {key} must be a list of strings")
+    if "policy" in table and not isinstance(table["policy"], str):
+        raise UsageError(f"config file {path}: [safety] policy must be a name or a path")
+    if table.get("policy") and table["policy"] not in ("default", "strict"):
+        table["policy"] = str((path.parent / Path(table["policy"]).expanduser()).resolve())
+    return table
+
+
+# ----------------------------------------------------------------------- policy
+
+
+def resolve_policy(options: SafetyOptions) -> Policy:
+    """The effective policy: chosen file, with the allow-lists of flags and config."""
+    config = options.config if options.config is not None else read_safety_config()
+    policy = load_policy(options.policy or config.get("policy") or "default")
+    return policy.with_lists(
+        allow_domains=(*config.get("allow_domains", []), *options.allow_domains),
+        allow_apps=(*config.get("allow_apps", []), *options.allow_apps),
+    )
+
+
+def approved_categories(policy: Policy, options: SafetyOptions) -> set[str]:
+    """Categories confirmed in advance; an unknown name is a usage error."""
+    config = options.config if options.config is not None else read_safety_config()
+    wanted = [*policy.allow_categories, *config.get("allow_categories", []),
+              *options.allow_categories]
+    known = policy.categories()
+    unknown = [c for c in wanted if c not in known]
+    if unknown:
+        raise UsageError(f"unknown category {', '.join(unknown)} for --allow-category "
+                         f"(this policy has: {', '.join(known)})")
+    return set(wanted)
+
+
+def make_policy_guard(policy: Policy, confirm: str = "policy", assume_yes: bool = False,
+                      ) -> Guard:
+    """The guard for a confirmation mode; turning confirmation off needs `--yes` too."""
+    if confirm not in CONFIRM_MODES:
+        raise UsageError(f"--confirm must be one of {', '.join(CONFIRM_MODES)}, not '{confirm}'")
+    guard = PolicyGuard(policy)
+    if confirm == "all":
+        return ConfirmStateChanges(guard)
+    if confirm == "never":
+        if not assume_yes:
+            raise UsageError("--confirm never turns off every safety prompt; add --yes to mean it")
+        return NoConfirmations(guard)
+    return guard
+
+
+class ConfirmStateChanges:
+    """`--confirm all`: the policy, plus a confirmation for every state change it allows."""
+
+    def __init__(self, inner: Guard) -> None:
+        self.inner = inner
+
+    def check(self, request: GuardRequest) -> Verdict:
+        verdict = self.inner.check(request)
+        if (verdict.decision is Decision.ALLOW and not is_terminal(request.action)
+                and changes_state(request.action)):
+            return Verdict(Decision.CONFIRM, "every state-changing action is confirmed "
+                           "(--confirm all)", "state-change", verdict.rule)
+        return verdict
+
+
+class NoConfirmations:
+    """`--confirm never --yes`: confirmations become allows; denials stay denials."""
+
+    def __init__(self, inner: Guard) -> None:
+        self.inner = inner
+
+    def check(self, request: GuardRequest) -> Verdict:
+        verdict = self.inner.check(request)
+        if verdict.decision is Decision.CONFIRM:
+            return Verdict(Decision.ALLOW, f"{verdict.reason}; confirmation turned off "
+                           "(--confirm never --yes)", verdict.category, verdict.rule)
+        return verdict
+
+
+# ---------------------------------------------------------------------- prompts
+
+
+@dataclass(frozen=True)
+class PromptNotes:
+    """What the system prompt says about secrets; `warning` is for the person."""
+
+    password_note: str = NO_PASSWORD
+    secrets_note: str = NO_SECRETS
+    warning: str | None = None
+
+
+def prompt_notes(surface: Surface, names: Iterable[str], task: str) -> PromptNotes:
+    """Tell the model the placeholders of stored secrets, never their values."""
+    names = sorted(names)
+    secrets_note = NO_SECRETS
+    if names:
+        listed = ", ".join(placeholder(n) for n in names)
+        secrets_note = (
+            f"Stored secrets you can type without seeing them: {listed}. Type the "
+            f"placeholder exactly, e.g. Type(content='{placeholder(names[0])}'); the real "
+            "value is typed for you. Never ask for or write out a secret's value.")
+    password_note, warning = NO_PASSWORD, None
+    if surface is Surface.DESKTOP:
+        if DESKTOP_PASSWORD in names:
+            password_note = (
+                "The machine's password is stored; when a password prompt (sudo, an "
+                f"administrator dialog) asks for it, type {placeholder(DESKTOP_PASSWORD)}.")
+        elif any(hint in task.lower() for hint in PASSWORD_HINTS):
+            warning = (f"this task may need the machine's password, and none is stored: "
+                       f"`venusctl secret set {DESKTOP_PASSWORD}` (the model will ask you)")
+    return PromptNotes(password_note, secrets_note, warning)
+
+
+def stored_names(store: SecretStore) -> list[str]:
+    """The stored secret names, or none when no keyring is usable (never fatal)."""
+    try:
+        return store.names()
+    except UsageError:
+        return []
+
+
+# -------------------------------------------------------------------- the run
+
+
+@dataclass
+class RunSafety:
+    """Everything safety adds to one run, built before the model and driver open."""
+
+    policy: Policy
+    guard: Guard
+    approved: set[str]
+    store: SecretStore
+    redactor: Redactor
+    notes: PromptNotes
+
+    def protect(self, driver: Driver) -> Driver:
+        """The driver wrapped so secrets are typed, scrubbed and password fields blurred."""
+        return SecretDriver(driver, self.store, self.redactor)
+
+    def observers(self, observers: list[RunObserver]) -> list[RunObserver]:
+        """The run's observers behind one that scrubs secret values from all they get."""
+        return [RedactingObservers(self.redactor, observers)]
+
+    @contextmanager
+    def scrubbed_logs(self) -> Iterator[None]:
+        log_filter = install_log_filter(self.redactor)
+        try:
+            yield
+        finally:
+            remove_log_filter(log_filter)
+
+    def record(self) -> dict[str, Any]:
+        """What run.json keeps about safety (names and settings, never values)."""
+        return {
+            "policy": self.policy.source,
+            "allow_domains": list(self.policy.allow_domains),
+            "allow_apps": list(self.policy.allow_apps),
+            "approved_categories": sorted(self.approved),
+        }
+
+
+def prepare(options: SafetyOptions, confirm: str, assume_yes: bool, surface: Surface,
+            task: str, store: SecretStore | None = None) -> RunSafety:
+    """Resolve the policy and guard and read the secret names; usage errors come first."""
+    if options.config is None:
+        options = replace(options, config=read_safety_config())
+    policy = resolve_policy(options)
+    guard = make_policy_guard(policy, confirm, assume_yes)
+    approved = approved_categories(policy, options)
+    store = store or SecretStore()
+    notes = prompt_notes(surface, stored_names(store), task)
+    if notes.warning:
+        log.warning(notes.warning)
+    return RunSafety(policy, guard, approved, store, Redactor(), notes)
