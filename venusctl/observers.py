@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -15,6 +16,8 @@ from rich.status import Status
 
 from venusctl.agent import RunObserver
 from venusctl.record import Outcome, Recorder, RunInfo, StepRecord
+
+STATUS_REFRESH_S = 0.2
 
 
 class RecordObserver(RunObserver):
@@ -59,44 +62,53 @@ class JsonEvents(RunObserver):
 
 
 class ConsoleProgress(RunObserver):
-    """One line per step on stderr, and a spinner while the model thinks."""
+    """One line per step on stderr, and a spinner while the model thinks.
+
+    The spinner (with a count of the characters decoded so far) appears only on a
+    terminal; piped stderr gets the plain step lines, so logs stay clean.
+    """
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console(stderr=True, highlight=False, soft_wrap=True)
         self._status: Status | None = None
+        self._max_steps: int | None = None
+        self._decoded = 0
+        self._shown_at = 0.0
 
     def run_started(self, info: RunInfo) -> None:
+        self._max_steps = info.settings.get("max_steps")
         self.console.print(
-            f"[bold]venusctl[/] {info.driver} · {info.model} · record {info.run_dir}")
+            f"[bold]venusctl[/] {_escape(info.driver)} · {_escape(info.model)} · "
+            f"record {_escape(str(info.run_dir))}")
 
     def phase(self, step: int, name: str) -> None:
         if name == "model" and self.console.is_terminal:
             self._stop()
-            self._status = self.console.status(f"step {step}: the model is thinking…")
+            self._decoded = 0
+            self._status = self.console.status(f"step {self._of(step)}: the model is thinking…")
             self._status.start()
         elif name != "model":
             self._stop()
+
+    def model_text(self, step: int, text: str) -> None:
+        self._decoded += len(text)
+        now = time.monotonic()
+        if self._status is not None and now - self._shown_at >= STATUS_REFRESH_S:
+            self._shown_at = now
+            self._status.update(
+                f"step {self._of(step)}: the model is thinking… {self._decoded} characters")
 
     def _stop(self) -> None:
         if self._status is not None:
             self._status.stop()
             self._status = None
 
+    def _of(self, step: int) -> str:
+        return f"{step}/{self._max_steps}" if self._max_steps else str(step)
+
     def step_finished(self, record: StepRecord) -> None:
         self._stop()
-        what = record.action or "(no action)"
-        verdict = (record.verdict or {}).get("decision")
-        timing = " ".join(f"{k} {v:.2f}s" for k, v in record.timings.items() if v >= 0.01)
-        parts = [f"[bold]step {record.step}[/]", _escape(what)]
-        if verdict and verdict != "allow":
-            parts.append(f"[yellow]{verdict}[/]")
-        if record.reply:
-            parts.append(f"→ {record.reply}")
-        if record.error:
-            parts.append(f"[red]{_escape(record.error)}[/]")
-        if timing:
-            parts.append(f"[dim]{timing}[/]")
-        self.console.print("  ".join(parts))
+        self.console.print(step_line(record, self._of(record.step)))
 
     def run_finished(self, outcome: Outcome) -> None:
         self._stop()
@@ -105,6 +117,26 @@ class ConsoleProgress(RunObserver):
             f"[{colour}]{outcome.status}[/] after {outcome.steps} step(s)"
             + (f": {_escape(outcome.message)}" if outcome.message else "")
         )
+
+
+def step_line(record: StepRecord, number: str) -> str:
+    """`step 3/30  Click(point=(…))  textbox 'Name'  confirm → yes  1.23s (model 0.90s …)`."""
+    parts = [f"[bold]step {number}[/]", _escape(record.action or "(no action)")]
+    target = (record.element or {}).get("name") or (record.element or {}).get("text")
+    if target:
+        parts.append(f"[cyan]{_escape(' '.join(str(target).split())[:40])}[/]")
+    verdict = (record.verdict or {}).get("decision")
+    if verdict and verdict != "allow":
+        parts.append(f"[yellow]{_escape(verdict)}[/]")
+    if record.reply:
+        parts.append(f"→ {_escape(record.reply)}")
+    if record.error:
+        parts.append(f"[red]{_escape(record.error)}[/]")
+    total = sum(record.timings.values())
+    phases = " ".join(f"{k} {v:.2f}s" for k, v in record.timings.items() if v >= 0.01)
+    if total:
+        parts.append(f"[dim]{total:.2f}s" + (f" ({phases})" if phases else "") + "[/]")
+    return "  ".join(parts)
 
 
 def _escape(text: str) -> str:
