@@ -2,7 +2,13 @@
 
 A `Confirmer` is how the loop reaches a human. The terminal one prompts on the
 controlling terminal; the non-interactive one (batch, CI, pipes) fails closed by
-raising `NeedsUser`, so an unattended run stops rather than guessing.
+raising `NeedsUser`, so an unattended run stops rather than guessing (exit 3, the
+pending action in the record) unless its category was approved in advance with
+`--allow-category`.
+
+Answers to a confirmation: yes (this once), no (the model is told the person
+declined and carries on), always (this category, for the rest of the run), take
+over (the person uses the surface, then the agent looks again), abort (exit 4).
 """
 
 from __future__ import annotations
@@ -74,8 +80,8 @@ class NonInteractiveConfirmer:
 
 
 _CHOICES = {
-    "y": Reply.YES, "yes": Reply.YES,
-    "n": Reply.NO, "no": Reply.NO,
+    "y": Reply.YES, "yes": Reply.YES, "是": Reply.YES,
+    "n": Reply.NO, "no": Reply.NO, "否": Reply.NO,
     "a": Reply.ALWAYS, "always": Reply.ALWAYS,
     "t": Reply.TAKEOVER, "take over": Reply.TAKEOVER, "takeover": Reply.TAKEOVER,
     "q": Reply.ABORT, "abort": Reply.ABORT,
@@ -100,23 +106,11 @@ class TerminalConfirmer:
         self._out.flush()
 
     def confirm(self, request: ConfirmRequest) -> Reply:
-        self._say("")
-        self._say(f"── confirmation needed (step {request.step}) ──")
-        self._say(f"  action : {request.action}")
-        if request.target:
-            self._say(f"  target : {request.target}")
-        if request.where:
-            self._say(f"  where  : {request.where}")
-        if request.category:
-            self._say(f"  why    : {request.reason} [{request.category}]")
-        else:
-            self._say(f"  why    : {request.reason}")
-        if request.thought:
-            self._say(f"  model  : {_one_line(request.thought, 200)}")
-        if request.crop_path:
-            self._say(f"  image  : {request.crop_path}")
+        for line in confirm_lines(request):
+            self._say(line)
+        always = f"[a]lways {request.category} this run" if request.category else "[a]lways"
         while True:
-            self._out.write("  [y]es once / [n]o / [a]lways this run / [t]ake over / [q] abort: ")
+            self._out.write(f"  [y]es once / [n]o / {always} / [t]ake over / [q] abort: ")
             self._out.flush()
             line = self._read_line()
             if line == "":  # end of input: nobody is there any more
@@ -139,6 +133,22 @@ class TerminalConfirmer:
     def take_over(self) -> None:
         self._say("  The surface is yours. Press Enter to hand it back to the agent.")
         self._read_line()
+
+
+def confirm_lines(request: ConfirmRequest) -> list[str]:
+    """The facts shown before a confirmation, one per line (terminal and TUI alike)."""
+    category = f" [{request.category}]" if request.category else ""
+    lines = ["", f"── confirmation needed (step {request.step}) ──",
+             f"  action : {request.action}",
+             f"  target : {request.target or '(the driver could not tell)'}"]
+    if request.where:
+        lines.append(f"  where  : {_one_line(request.where, 200)}")
+    lines.append(f"  policy : {request.reason}{category}")
+    if request.thought:
+        lines.append(f"  model  : {_one_line(request.thought, 240)}")
+    if request.crop_path:
+        lines.append(f"  picture: {request.crop_path}")
+    return lines
 
 
 def _stdin_line() -> str:

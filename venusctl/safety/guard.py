@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 from venusctl.actions import OBSERVING, Action, CallUser, Sequence, is_terminal, walk
 from venusctl.drivers.base import Element, ScreenContext
@@ -81,3 +81,12 @@ class AllowAllGuard:
 
     def check(self, request: GuardRequest) -> Verdict:
         return Verdict(Decision.ALLOW, "confirmation turned off (--confirm never)")
+
+
+def target_element(driver: Any, pixels: list[tuple[int, int]]) -> Element | None:
+    """What an action is aimed at: the element under its first point, else (for Type,
+    PressEnter and keys) the focused one when the driver can tell (`focused_element`)."""
+    if pixels:
+        return driver.describe(*pixels[0])
+    focused = getattr(driver, "focused_element", None)
+    return focused() if callable(focused) else None
