@@ -43,7 +43,8 @@ from venusctl.messages import Turn, build
 from venusctl.model.base import Completion, ImagePart, Model, SamplingOptions
 from venusctl.record import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
-from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict
+from venusctl.safety.crop import save_crop
+from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, target_element
 
 log = logging.getLogger(__name__)
 
@@ -229,8 +230,10 @@ class Agent:
 
         if isinstance(action, (Finished, Answer)):
             status = "finished" if isinstance(action, Finished) else "answered"
+            record.verdict = {"decision": "allow", "reason": "ends the run"}
             return _StepEnd(outcome=Outcome(status, ExitCode.FINISHED, action.content))
         if isinstance(action, CallUser):
+            record.verdict = {"decision": "allow", "reason": "a question for the user"}
             return self._call_user(action, turn, record)
         return self._guard_and_act(step, parsed, placed, screen, turn, record, clock)
 
@@ -294,7 +297,7 @@ class Agent:
     ) -> _StepEnd:
         pixels = points_of(placed)
         with clock("describe"):
-            element = self.driver.describe(*pixels[0]) if pixels else None
+            element = target_element(self.driver, pixels)
         record.element = element.as_dict() if element else None
         request = GuardRequest(step, parsed.action, placed, element, screen.context, parsed.thought)
         with clock("guard"):
@@ -307,7 +310,11 @@ class Agent:
             )
         if verdict.decision is Decision.CONFIRM:
             with clock("confirm"):
-                reply = self.confirmer.confirm(self._confirm_request(request, verdict))
+                try:
+                    reply = self.confirmer.confirm(self._confirm_request(request, verdict, screen))
+                except NeedsUser:
+                    record.reply = "unanswered"  # the pending action stays in the record
+                    raise
             record.reply = reply.value
             declined = self._handle_reply(reply, step, parsed.action, verdict)
             if declined is not None:
@@ -343,8 +350,11 @@ class Agent:
                            verdict.category, verdict.rule)
         return verdict
 
-    def _confirm_request(self, request: GuardRequest, verdict: Verdict) -> ConfirmRequest:
+    def _confirm_request(
+        self, request: GuardRequest, verdict: Verdict, screen: Screen
+    ) -> ConfirmRequest:
         where = request.context.url or request.context.app or request.context.title
+        crop = save_crop(screen, request.placed, request.element, self.info.run_dir, request.step)
         return ConfirmRequest(
             step=request.step,
             action=describe(request.action),
@@ -353,6 +363,7 @@ class Agent:
             reason=verdict.reason,
             thought=request.thought,
             category=verdict.category,
+            crop_path=str(crop) if crop else None,
         )
 
     def _handle_reply(
