@@ -31,7 +31,7 @@ def test_free_running_never_blocks():
 def test_paused_blocks_until_resumed():
     control = Control(start_paused=True)
     thread, result = in_thread(control.wait_turn)
-    thread.join(0.3)
+    thread.join(0.15)
     assert thread.is_alive()
     assert control.toggle_pause() is False
     thread.join(2)
@@ -44,7 +44,7 @@ def test_single_step_lets_exactly_one_step_through():
     assert control.wait_turn() is None
     assert control.paused
     thread, _ = in_thread(control.wait_turn)
-    thread.join(0.3)
+    thread.join(0.15)
     assert thread.is_alive()
     control.abort()
     thread.join(2)
@@ -56,7 +56,7 @@ def test_take_over_refuses_the_pending_action_and_leaves_a_note():
     control.take_over()
     assert control.may_act() is False
     thread, result = in_thread(control.wait_turn)
-    thread.join(0.3)
+    thread.join(0.15)
     assert thread.is_alive()
     assert control.hand_back() is True
     thread.join(2)
@@ -79,14 +79,14 @@ def test_confirm_waits_for_the_answer_and_gives_up_on_abort():
     posted: list = []
     bridge = LiveBridge(posted.append)
     thread, result = in_thread(lambda: bridge.ask_user("which colour?"))
-    thread.join(0.3)
+    thread.join(0.15)
     ask = posted[-1]
     assert isinstance(ask, Ask) and ask.kind == "question" and ask.payload == "which colour?"
     ask.answer.put(" green ")
     thread.join(2)
     assert result["value"] == "green"
     thread, result = in_thread(lambda: bridge.ask_user("again?"))
-    thread.join(0.2)
+    thread.join(0.1)
     bridge.control.abort()
     thread.join(2)
     assert isinstance(result["error"], KeyboardInterrupt)

@@ -36,7 +36,7 @@ def make_app(tmp_path: Path, answers: list[str], start_paused: bool = True):
                                         bounds=(250, 80, 200, 40)))
     request = RunRequest(task="order for Ada", driver=DriverOptions(driver="fake"),
                          settings=AgentSettings(max_steps=8), runs_dir=tmp_path / "runs",
-                         output="quiet")
+                         output="quiet", confirm="all")
 
     def runner(bridge):
         return run_task(dataclasses.replace(request), confirmer=bridge, observers=[bridge],
