@@ -103,7 +103,30 @@ _DESCRIBE_JS = """
     href: target.href || null,
     form_action: form ? (form.action || null) : null,
     bounds: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)],
+    dialog: text((target.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]')
+                  || {}).innerText),
   };
+}
+"""
+
+_SENSITIVE_JS = """
+() => Array.from(document.querySelectorAll('input[type=password], ' +
+    'input[autocomplete~="cc-number"], input[autocomplete~="cc-csc"], ' +
+    'input[autocomplete~="one-time-code"]'))
+  .map(e => e.getBoundingClientRect())
+  .filter(r => r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 &&
+               r.top < innerHeight && r.left < innerWidth)
+  .map(r => [Math.floor(r.left), Math.floor(r.top), Math.ceil(r.width), Math.ceil(r.height)])
+"""
+
+_FOCUS_JS = """
+() => {
+  let e = document.activeElement;
+  while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+  if (!e || e === document.body || e === document.documentElement) return null;
+  const r = e.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return null;
+  return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];
 }
 """
 
@@ -244,7 +267,7 @@ class WebDriver:
             return None
         if not info:
             return None
-        extra = {k: info[k] for k in ("autocomplete", "id") if info.get(k)}
+        extra = {k: info[k] for k in ("autocomplete", "id", "dialog") if info.get(k)}
         return Element(
             text=info.get("text") or None,
             name=info.get("name") or None,
@@ -258,6 +281,29 @@ class WebDriver:
             bounds=tuple(info["bounds"]) if info.get("bounds") else None,
             extra=extra,
         )
+
+    def focused_element(self) -> Element | None:
+        """The element with the keyboard focus (where `Type` and `PressEnter` land)."""
+        try:
+            point = self.page.evaluate(_FOCUS_JS)
+        except Exception as exc:
+            self._raise_if_gone(exc)
+            return None
+        if not point:
+            return None
+        size = self._viewport()
+        x = min(max(int(point[0]), 0), size.width - 1)
+        y = min(max(int(point[1]), 0), size.height - 1)
+        return self.describe(x, y)
+
+    def sensitive_regions(self) -> list[tuple[int, int, int, int]]:
+        """Password and card fields on screen (CSS pixels), to blur in kept screenshots."""
+        try:
+            boxes = self.page.evaluate(_SENSITIVE_JS)
+        except Exception as exc:
+            self._raise_if_gone(exc)
+            return []
+        return [(int(b[0]), int(b[1]), int(b[2]), int(b[3])) for b in boxes or []]
 
     def settle(self, cap_s: float) -> float:
         """Wait for load and for two matching frames; keep the last frame for the next look."""
