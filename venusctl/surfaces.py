@@ -6,6 +6,7 @@ unit tests never load Playwright, adbutils or pyautogui.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,11 +54,27 @@ def surface_of(driver: str) -> Surface:
 
 
 def choose_driver(options: DriverOptions) -> str:
-    """The driver to use: the one asked for; without `--driver`, say how to pick one."""
+    """The driver to use: the one asked for, else the phone when exactly one is attached.
+
+    It never falls back to the desktop: taking over the mouse is asked for, not guessed.
+    The choice is written back into `options`, so asking twice probes adb once.
+    """
     if options.driver:
         surface_of(options.driver)
         return options.driver
-    raise UsageError("choose a surface with --driver web|desktop|android")
+    from venusctl.drivers.android_devices import attached_now
+
+    phones = attached_now()
+    if options.device or (len(phones) == 1 and phones[0].state == "device"):
+        options.driver = "android"
+        serial = options.device or phones[0].serial
+        why = "" if options.device else (" (the only one attached); pass --driver to choose "
+                                          "another surface")
+        sys.stderr.write(f"venusctl: using the android phone {serial}{why}\n")
+        return "android"
+    listing = ", ".join(f"{p.serial} ({p.state})" for p in phones)
+    found = f"; attached phones: {listing}" if phones else ""
+    raise UsageError(f"choose a surface with --driver web|desktop|android{found}")
 
 
 def open_driver(options: DriverOptions) -> Driver:
@@ -78,4 +95,9 @@ def open_driver(options: DriverOptions) -> Driver:
                 image_format=options.image_format,
             )
         )
+    if name == "android":
+        from venusctl.drivers.android import AndroidDriver, AndroidOptions
+
+        return AndroidDriver(AndroidOptions(device=options.device,
+                                            image_format=options.image_format))
     raise UsageError(f"the {name} driver is not available yet in this version of venusctl")

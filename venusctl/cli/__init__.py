@@ -33,7 +33,7 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from venusctl.cli import doctor, ground, model, report, run, runs
+    from venusctl.cli import devices, doctor, ground, model, report, run, runs
 
     run.register(app)
     ground.register(app)
@@ -41,6 +41,7 @@ def _register() -> None:
     runs.register(app)
     report.register(app)
     doctor.register(app)
+    devices.register(app)
 
 
 _register()

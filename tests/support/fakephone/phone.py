@@ -176,8 +176,7 @@ class FakePhone:
         return names
 
     def launchable(self) -> list[tuple[str, str]]:
-        return [(LAUNCHER, ".uioverrides.QuickstepLauncher"),
-                *((a.package, a.activity) for a in APPS)]
+        return [(a.package, a.activity) for a in APPS]
 
     def imes(self) -> list[str]:
         return [LATIN_IME, ADB_IME] if self.config.adb_keyboard else [LATIN_IME]
