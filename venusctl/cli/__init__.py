@@ -33,7 +33,7 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from venusctl.cli import devices, doctor, ground, model, report, run, runs
+    from venusctl.cli import devices, doctor, ground, model, policy, report, run, runs, secret
 
     run.register(app)
     ground.register(app)
@@ -42,6 +42,8 @@ def _register() -> None:
     report.register(app)
     doctor.register(app)
     devices.register(app)
+    policy.register(app)
+    secret.register(app)
 
 
 _register()

@@ -38,12 +38,20 @@ from venusctl.cli.model_options import (
     ThreadsOpt,
     model_options,
 )
+from venusctl.cli.safety_options import (
+    AllowAppOpt,
+    AllowCategoryOpt,
+    AllowDomainOpt,
+    PolicyOpt,
+    safety_options,
+)
 from venusctl.model.base import SamplingOptions
 
 ConfirmOpt = Annotated[
     str,
-    typer.Option(help="Which actions need your confirmation: 'all' state-changing ones, "
-                      "or 'never' (needs --yes)."),
+    typer.Option(help="Which actions need your confirmation: 'policy' (those the safety "
+                      "policy gates), 'all' (every state-changing one), or 'never' (needs "
+                      "--yes; denials still stop the run)."),
 ]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Agree in advance (see --confirm; "
                                                          "`do` also downloads the default "
@@ -101,8 +109,12 @@ def do(
     prompt: Annotated[
         Optional[Path], typer.Option(help="Your own prompt template ({task} inside).")  # noqa: UP045
     ] = None,
-    confirm: ConfirmOpt = "all",
+    confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
+    policy: PolicyOpt = None,
+    allow_domain: AllowDomainOpt = None,
+    allow_app: AllowAppOpt = None,
+    allow_category: AllowCategoryOpt = None,
     dry_run: DryRunOpt = False,
     runs: RunsDirOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
@@ -135,6 +147,7 @@ def do(
         ),
         confirm=confirm, assume_yes=yes, prompt_file=prompt, runs_dir=runs_dir(runs),
         output="json" if json_out else ("quiet" if quiet else "normal"), dry_run=dry_run,
+        safety=safety_options(policy, allow_domain, allow_app, allow_category),
     )
     if tui:
         from venusctl.tui import check_terminal, run_with_tui
@@ -162,7 +175,7 @@ def act(
     image_format: ImageFormatOpt = "jpeg",
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
-    confirm: ConfirmOpt = "all",
+    confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
     screenshot_after: Annotated[
         Optional[Path],  # noqa: UP045
@@ -221,8 +234,12 @@ def replay(
     image_format: ImageFormatOpt = "jpeg",
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
-    confirm: ConfirmOpt = "all",
+    confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
+    policy: PolicyOpt = None,
+    allow_domain: AllowDomainOpt = None,
+    allow_app: AllowAppOpt = None,
+    allow_category: AllowCategoryOpt = None,
     dry_run: DryRunOpt = False,
     runs: RunsDirOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
@@ -241,6 +258,7 @@ def replay(
                              image_format, device, monitor)
     request, model, confirmer = replay_request(
         run, folder, options, confirm, yes, dry_run, "json" if json_out else "normal")
+    request.safety = safety_options(policy, allow_domain, allow_app, allow_category)
     outcome = run_task(request, model=model, confirmer=confirmer)
     if not json_out:
         print(f"{outcome.status}: {outcome.message}" if outcome.message else outcome.status)

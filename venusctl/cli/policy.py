@@ -1,0 +1,77 @@
+"""`policy show` and `policy check`: the effective rules, and what they would gate."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from venusctl.cli.common import RunsDirOpt, runs_dir
+from venusctl.cli.safety_options import (
+    AllowAppOpt,
+    AllowCategoryOpt,
+    AllowDomainOpt,
+    PolicyOpt,
+    safety_options,
+)
+
+policy_app = typer.Typer(help="Show the safety policy, or try it on a recorded run.",
+                         no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(policy_app, name="policy")
+
+
+@policy_app.command("show")
+def show_command(
+    policy: PolicyOpt = None,
+    allow_domain: AllowDomainOpt = None,
+    allow_app: AllowAppOpt = None,
+    allow_category: AllowCategoryOpt = None,
+    yaml_out: Annotated[bool, typer.Option("--yaml", help="The effective policy as one YAML "
+                                                          "file you can edit and load.")] = False,
+    keywords: Annotated[bool, typer.Option(help="List every keyword.")] = False,
+) -> int:
+    """Print the effective policy: rules, lists, categories, keywords.
+
+    Example: venusctl policy show --policy strict --allow-domain example.org
+    """
+    from venusctl.safety.setup import approved_categories, resolve_policy
+    from venusctl.safety.show import policy_text, policy_yaml
+
+    options = safety_options(policy, allow_domain, allow_app, allow_category)
+    effective = resolve_policy(options)
+    approved = approved_categories(effective, options)
+    print(policy_yaml(effective) if yaml_out else policy_text(effective, approved, keywords))
+    return 0
+
+
+@policy_app.command("check")
+def check_command(
+    run: Annotated[str, typer.Argument(help="Run id, id prefix, folder, or 'last'.")],
+    policy: PolicyOpt = None,
+    allow_domain: AllowDomainOpt = None,
+    allow_app: AllowAppOpt = None,
+    runs: RunsDirOpt = None,
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON object per step.")] = False,
+) -> int:
+    """Re-evaluate a recorded run against a policy and list what it would have gated.
+
+    Example: venusctl policy check last --policy strict
+    """
+    from venusctl.record import resolve_run
+    from venusctl.safety.recheck import recheck
+    from venusctl.safety.setup import resolve_policy
+    from venusctl.safety.show import recheck_text
+
+    stored = resolve_run(run, runs_dir(runs))
+    effective = resolve_policy(safety_options(policy, allow_domain, allow_app))
+    results = recheck(stored, effective)
+    if json_out:
+        for item in results:
+            print(json.dumps(item.as_dict(), ensure_ascii=False))
+    else:
+        print(recheck_text(stored.run_id, effective, results))
+    return 0
