@@ -86,6 +86,8 @@ class Screen:
     size: ScreenSize
     context: ScreenContext = field(default_factory=ScreenContext)
     captured_at: float = 0.0
+    notice: str | None = None
+    """Something the surface tells the model about this screen (a new tab took over)."""
 
     @cached_property
     def image(self) -> Image.Image:

@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
-
 from venusctl.actions import (
     Action,
     Click,
@@ -38,6 +36,7 @@ from venusctl.actions import (
     Type,
     Wait,
 )
+from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 from venusctl.errors import ActionFailed, DeviceError, UsageError
 from venusctl.grid import ScreenSize
 from venusctl.settle import wait_until_stable
@@ -90,6 +89,9 @@ _DESCRIBE_JS = """
   if (!name && target.tagName.toLowerCase() === 'input' &&
       ['submit','button','reset'].includes(target.type)) name = target.value;
   if (!name) name = target.getAttribute('placeholder') || '';
+  const fromContent = ['button','link','menuitem','tab','option','checkbox','radio','switch'];
+  if (!name && fromContent.includes(target.getAttribute('role') || implicitRole(target)))
+    name = target.innerText || target.textContent || '';
   const form = target.closest('form') || (target.form || null);
   const r = target.getBoundingClientRect();
   return {
@@ -199,6 +201,7 @@ class WebDriver:
         self._select_options: list[str] | None = None
         self._select_point: tuple[int, int] | None = None
         self._closed = False
+        self._notice: str | None = None
         try:
             executable = find_browser(options.browser_path, self._pw.chromium.executable_path)
             self.context = self._launch(executable)
@@ -231,17 +234,31 @@ class WebDriver:
     def screenshot(self) -> Screen:
         if self._cached is not None:
             screen, self._cached = self._cached, None
-            return screen
-        return self._capture(self.options.image_format, self.options.jpeg_quality)
+        else:
+            screen = self._capture(self.options.image_format, self.options.jpeg_quality)
+        if self._notice:
+            screen.notice, self._notice = self._notice, None
+        return screen
 
     def _capture(self, image_format: str, quality: int) -> Screen:
         self._follow_tabs()
         kwargs: dict[str, Any] = {"type": image_format, "scale": "css", "timeout": 15000}
         if image_format == "jpeg":
             kwargs["quality"] = quality
-        data = self._call(lambda: self.page.screenshot(**kwargs), "take a screenshot")
+        data = self._call(lambda: self._screenshot_bytes(kwargs), "take a screenshot")
         mime = "image/jpeg" if image_format == "jpeg" else "image/png"
         return Screen(data, mime, self._viewport(), self.context_info(), time.time())
+
+    def _screenshot_bytes(self, kwargs: dict[str, Any]) -> bytes:
+        """A tab that has just opened or is mid-navigation can refuse a capture for a
+        moment; try a few times before calling the browser broken."""
+        for _attempt in range(3):
+            try:
+                return bytes(self.page.screenshot(**kwargs))
+            except Exception as exc:
+                self._raise_if_gone(exc)
+                self.page.wait_for_timeout(150)
+        return bytes(self.page.screenshot(**kwargs))
 
     def _viewport(self) -> ScreenSize:
         size = self.page.viewport_size or {
@@ -331,14 +348,8 @@ class WebDriver:
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise ActionFailed(f"{type(action).__name__} is not a browser action")
-        result = self._call(lambda: handler(self, action), f"perform {type(action).__name__}",
-                            action_error=True)
-        opened = self._follow_tabs()
-        if opened:
-            note = f"A new tab opened ({opened}); you are now working in it."
-            text = f"{result.feedback}\n{note}" if result.feedback else note
-            return ActionResult(text, result.details)
-        return result
+        return self._call(lambda: handler(self, action), f"perform {type(action).__name__}",
+                          action_error=True)
 
     def _click(self, action: Click) -> ActionResult:
         x, y = action.point or (0, 0)
@@ -474,7 +485,11 @@ class WebDriver:
 
     # ----------------------------------------------------------------- plumbing
     def _follow_tabs(self) -> str | None:
-        """Switch to a tab the page just opened (or away from one that closed)."""
+        """Switch to a tab the page just opened (or away from one that closed).
+
+        Tabs open asynchronously, often during `settle`; the switch is announced to the
+        model through the next screenshot's `notice`.
+        """
         try:
             pages = [p for p in self.context.pages if not p.is_closed()]
         except Exception as exc:
@@ -485,11 +500,12 @@ class WebDriver:
         self._known_pages = set(map(id, pages))
         if new:
             self.page = new[-1]
+            self._notice = "A new tab opened; you are now working in it."
             try:
-                self.page.wait_for_load_state("domcontentloaded", timeout=NAV_TIMEOUT_MS)
+                self.page.bring_to_front()
+                self.page.wait_for_load_state("load", timeout=NAV_TIMEOUT_MS)
                 self.page.set_viewport_size(
                     {"width": self.options.viewport.width, "height": self.options.viewport.height})
-                self.page.bring_to_front()
             except Exception as exc:
                 self._raise_if_gone(exc)
             return self.page.url

@@ -214,6 +214,7 @@ class Agent:
         record.screen = screen
         record.screen_size = (screen.size.width, screen.size.height)
         record.context = screen.context.as_dict()
+        feedback = "\n".join(t for t in (feedback, screen.notice) if t) or None
         record.feedback = feedback
         image = ImagePart(screen.data, screen.mime)
 

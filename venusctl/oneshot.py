@@ -11,21 +11,25 @@ from pathlib import Path
 
 from venusctl.actions import describe, parse_action, points_of, render
 from venusctl.drivers.base import Driver
-from venusctl.errors import Aborted, PolicyDenied, UsageError
+from venusctl.errors import Aborted, ParseError, PolicyDenied, UsageError
 from venusctl.grid import to_pixels
 from venusctl.safety.confirm import ConfirmRequest, Reply, default_confirmer
 from venusctl.safety.guard import Decision, GuardRequest
 from venusctl.session import make_guard
-from venusctl.surfaces import DriverOptions, open_driver
+from venusctl.surfaces import DriverOptions, choose_driver, open_driver, surface_of
 
 
 def perform_one(
     text: str, options: DriverOptions, confirm: str, assume_yes: bool, after: Path | None
 ) -> str:
     guard = make_guard(confirm, assume_yes)
+    surface = surface_of(choose_driver(options))
+    try:
+        action = parse_action(text.strip(), surface)
+    except ParseError as exc:
+        raise UsageError(str(exc)) from None
     driver = open_driver(options)
     try:
-        action = parse_action(text.strip(), driver.surface)
         screen = driver.screenshot()
         placed = to_pixels(action, screen.size, driver.surface)
         pixels = points_of(placed)

@@ -7,9 +7,9 @@ import time
 from dataclasses import dataclass, field
 
 from PIL import Image
-from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 
 from venusctl.actions import Action, Surface
+from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 from venusctl.errors import ActionFailed, DeviceError
 from venusctl.grid import ScreenSize
 

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from venusctl.drivers.base import Element
 
 from tests.support.fakes import FakeDriver
 from venusctl.actions import Click, GetUrl, Surface, Type
 from venusctl.agent import Agent, AgentSettings
+from venusctl.drivers.base import Element
 from venusctl.errors import ExitCode, ModelError
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
