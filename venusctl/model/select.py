@@ -55,7 +55,7 @@ def open_model(
     """The model the settings name, opened and ready to answer."""
     config = resolve(flags)
     if backend(config) == "server":
-        return open_server(config)
+        return open_server(config, surface)
     local = local_model(config, assume_yes, consent or terminal_consent, _say)
     return open_llama(local, config, surface)
 
@@ -204,11 +204,11 @@ def open_llama(local: LocalModel, config: ModelConfig, surface: Surface) -> Mode
     return LlamaModel(settings, surface)
 
 
-def open_server(config: ModelConfig) -> Model:
+def open_server(config: ModelConfig, surface: Surface | None = None) -> Model:
     from venusctl.model.server import ServerModel, ServerSettings
 
     url = config.server or ""
-    return ServerModel(ServerSettings(
+    return ServerModel(surface=surface, settings=ServerSettings(
         url=url,
         model=config.server_model,
         api_key=api_key(url, config.api_key_env),

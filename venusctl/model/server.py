@@ -24,7 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from venusctl.actions import normalize_answer
+from venusctl.actions import Surface, normalize_answer
 from venusctl.errors import ModelError, UsageError
 from venusctl.model.base import Completion, Message, OnText, SamplingOptions
 
@@ -74,8 +74,14 @@ def public_url(url: str) -> str:
 class ServerModel:
     """Answers through a chat-completions server; one HTTP client per run."""
 
-    def __init__(self, settings: ServerSettings, client: httpx.Client | None = None) -> None:
+    def __init__(
+        self,
+        settings: ServerSettings,
+        surface: Surface | None = None,
+        client: httpx.Client | None = None,
+    ) -> None:
         self.settings = settings
+        self.surface = surface
         self.base = base_url(settings.url)
         self.supports_grammar = settings.grammar
         headers = {"Accept": "application/json, text/event-stream"}
@@ -126,9 +132,22 @@ class ServerModel:
             body["repetition_penalty"] = options.repeat_penalty  # vLLM
         if options.seed is not None:
             body["seed"] = options.seed
-        if options.grammar and self.supports_grammar:
-            body["grammar"] = options.grammar
+        grammar = options.grammar or self._navigation_grammar(options)
+        if grammar and self.supports_grammar:
+            body["grammar"] = grammar
         return body
+
+    def _navigation_grammar(self, options: SamplingOptions) -> str | None:
+        """The surface's action grammar, when the server takes GBNF (`[server] grammar`).
+
+        The Qwen3.5 template opens `<think>` in the prompt when thinking is on and
+        writes an empty closed think block when it is off; the grammar starts there.
+        """
+        if not self.supports_grammar or self.surface is None:
+            return None
+        from venusctl.model.grammar import GrammarOptions, action_grammar
+
+        return action_grammar(self.surface, GrammarOptions(thinking=options.thinking))
 
     # ------------------------------------------------------------- internals
     def _backoff(self, attempt: int) -> float:
