@@ -142,8 +142,8 @@ def _start_long_run(shop, browser_path, tmp_path) -> tuple[subprocess.Popen, Pat
 def test_a_browser_that_dies_mid_run_closes_the_record_with_code_5(shop, browser_path,
                                                                     tmp_path):
     process, run = _start_long_run(shop, browser_path, tmp_path)
-    killed = subprocess.run(["pkill", "-9", "-f", f"--user-data-dir={tmp_path / 'profile'}"],
-                            check=False)
+    pattern = f"--user-data-dir={tmp_path / 'profile'}"
+    killed = subprocess.run(["pkill", "-9", "-f", "--", pattern], check=False)
     assert killed.returncode == 0, "no chromium process was found to kill"
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 5, stderr
