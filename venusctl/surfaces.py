@@ -67,7 +67,7 @@ def choose_driver(options: DriverOptions) -> str:
     phones = attached_now()
     if options.device or (len(phones) == 1 and phones[0].state == "device"):
         options.driver = "android"
-        serial = options.device or phones[0].serial
+        serial = options.device = options.device or phones[0].serial
         why = "" if options.device else (" (the only one attached); pass --driver to choose "
                                           "another surface")
         sys.stderr.write(f"venusctl: using the android phone {serial}{why}\n")

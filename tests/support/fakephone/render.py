@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from tests.support.fakephone.app import Widget
+from tests.support.fakephone.app import ANIMATION_S, Widget
 
 PIXEL_FORMAT_RGBA_8888 = 1
 BACKGROUND = (250, 250, 250)
@@ -35,9 +35,9 @@ def draw_frame(root: Widget, size: tuple[int, int], animating_until: float) -> I
     for widget in root.walk():
         _draw(draw, widget, unit)
     remaining = animating_until - time.monotonic()
-    if remaining > 0:  # a transition still running: a bar that shrinks frame by frame
-        width = int(size[0] * min(remaining, 1.0) / 0.3)
-        draw.rectangle((0, 0, width, unit // 2), fill=ACCENT)
+    if remaining > 0:  # a transition still running: the new screen fades in from grey
+        veil = Image.new("RGB", size, (128, 128, 128))
+        image = Image.blend(image, veil, min(remaining / ANIMATION_S, 1.0))
     return image
 
 

@@ -8,7 +8,6 @@ phone parses them as a shell would instead of matching strings.
 from __future__ import annotations
 
 import re
-import shlex
 import threading
 import time
 from collections.abc import Callable
@@ -23,15 +22,93 @@ class Result:
 
 
 Command = Callable[[list[str], bytes], Result]
-OPERATORS = {";", "&", "&&", "||", "|"}
+ENVIRONMENT = {"HOME": "/", "PATH": "/product/bin:/apex/com.android.runtime/bin:/system/bin"}
+
+
+class Op(str):
+    """An unquoted operator (`;`, `&`, `&&`, `|`, `||`), told apart from a quoted word."""
 
 
 def tokenize(line: str) -> list[str]:
-    """Words and operators, with the device shell's quoting rules."""
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    return list(lexer)
+    """Words and operators, with the device shell's quoting rules.
+
+    Single quotes keep everything; double quotes keep everything but `\\"`, `\\\\`,
+    `\\$` and `` \\` `` escapes; a backslash outside quotes keeps the next character.
+    """
+    tokens: list[str] = []
+    word: list[str] | None = None
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch in " \t\n":
+            if word is not None:
+                tokens.append("".join(word))
+                word = None
+            i += 1
+            continue
+        if ch in ";&|":
+            if word is not None:
+                tokens.append("".join(word))
+                word = None
+            double = line[i:i + 2] in ("&&", "||")
+            tokens.append(Op(line[i:i + 2] if double else ch))
+            i += 2 if double else 1
+            continue
+        word = word if word is not None else []
+        i = _read_quoted(line, i, word)
+    if word is not None:
+        tokens.append("".join(word))
+    return tokens
+
+
+def _read_quoted(line: str, i: int, word: list[str]) -> int:
+    """Append one character or one quoted run at `i` to `word`; return the next index."""
+    ch = line[i]
+    if ch == "'":
+        end = line.find("'", i + 1)
+        if end < 0:
+            raise ValueError("unterminated single quote")
+        word.append(line[i + 1:end])
+        return end + 1
+    if ch == '"':
+        i += 1
+        while i < len(line) and line[i] != '"':
+            if line[i] == "\\" and i + 1 < len(line) and line[i + 1] in '"\\$`':
+                word.append(line[i + 1])
+                i += 2
+            elif line[i] in "$`":
+                i = _expand(line, i, word)
+            else:
+                word.append(line[i])
+                i += 1
+        if i >= len(line):
+            raise ValueError("unterminated double quote")
+        return i + 1
+    if ch == "\\" and i + 1 < len(line):
+        word.append(line[i + 1])
+        return i + 2
+    if ch in "$`":
+        return _expand(line, i, word)
+    if ch in "()<>":
+        raise ValueError(f"unexpected '{ch}' (redirections and subshells are not simulated)")
+    word.append(ch)
+    return i + 1
+
+
+def _expand(line: str, i: int, word: list[str]) -> int:
+    """`$NAME` expands (the phone's environment is nearly empty); `$?` is kept for later;
+    command substitution is refused, so a driver that forgets to quote is caught."""
+    if line[i] == "`" or line[i + 1:i + 2] == "(":
+        raise ValueError("command substitution is not simulated (quote the text)")
+    if line[i + 1:i + 2] == "?":
+        word.append("$?")
+        return i + 2
+    match = re.match(r"\{?([A-Za-z_][A-Za-z0-9_]*)\}?", line[i + 1:])
+    if not match:
+        word.append("$")
+        return i + 1
+    word.append(ENVIRONMENT.get(match.group(1), ""))
+    return i + 1 + match.end()
 
 
 def split_lists(tokens: list[str]) -> list[tuple[list[list[str]], str]]:
@@ -40,10 +117,10 @@ def split_lists(tokens: list[str]) -> list[tuple[list[list[str]], str]]:
     pipeline: list[list[str]] = []
     words: list[str] = []
     for token in tokens:
-        if token == "|":
+        if isinstance(token, Op) and token == "|":
             pipeline.append(words)
             words = []
-        elif token in OPERATORS:
+        elif isinstance(token, Op):
             pipeline.append(words)
             out.append((pipeline, token))
             pipeline, words = [], []
