@@ -337,7 +337,7 @@ class WebDriver:
         except Exception as exc:
             self._raise_if_gone(exc)
         remaining = max(cap_s - (time.monotonic() - start), 0.0)
-        wait_until_stable(grab, remaining)
+        wait_until_stable(grab, remaining, interval_s=0.0)  # a capture takes ~50 ms itself
         self._cached = last[-1] if last else None
         return time.monotonic() - start
 

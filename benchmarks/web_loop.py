@@ -1,0 +1,91 @@
+"""Loop overhead per step on the web driver: everything but the model.
+
+Runs the real agent loop (scripted model, real Chromium, the shop test app) for N
+steps of clicks and hovers on a static page and prints the median time of each
+phase and of the whole step without the model.
+
+    .venv/bin/python benchmarks/web_loop.py [STEPS] [--png]     (default 30 steps, JPEG)
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.support.webapp import ShopServer  # noqa: E402
+from venusctl.agent import Agent, AgentSettings  # noqa: E402
+from venusctl.drivers.web import WebDriver, WebOptions  # noqa: E402
+from venusctl.model.base import Completion  # noqa: E402
+from venusctl.model.scripted import ScriptedModel  # noqa: E402
+from venusctl.observers import RecordObserver  # noqa: E402
+from venusctl.record import Recorder, RunInfo, StepRecord  # noqa: E402
+from venusctl.safety.confirm import NonInteractiveConfirmer  # noqa: E402
+from venusctl.safety.guard import AllowAllGuard  # noqa: E402
+
+PHASES = ("observe", "parse", "place", "describe", "guard", "act", "settle", "record")
+
+
+class TimedRecord(RecordObserver):
+    """The record observer, timing its own writes (the loop's record phase)."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(recorder)
+        self.records: list[StepRecord] = []
+
+    def step_finished(self, record: StepRecord) -> None:
+        started = time.perf_counter()
+        super().step_finished(record)
+        record.timings["record"] = time.perf_counter() - started
+        self.records.append(record)
+
+
+def answers(steps: int) -> list[Completion]:
+    out = []
+    for i in range(steps):
+        x, y = 600 + (i % 10) * 30, 700 + (i // 10) * 20
+        kind = "Click" if i % 2 else "Hover"
+        out.append(Completion(text=f"<think>step {i}</think><action>{kind}(point=({x}, {y}))"
+                                   "</action>"))
+    out.append(Completion(text="<think>done</think><action>Finished(content='ok')</action>"))
+    return out
+
+
+def main() -> None:
+    steps = int(next((a for a in sys.argv[1:] if a.isdigit()), "30"))
+    image_format = "png" if "--png" in sys.argv else "jpeg"
+    browser = shutil.which("chromium") or shutil.which("google-chrome")
+    with ShopServer() as shop, tempfile.TemporaryDirectory() as tmp:
+        driver = WebDriver(WebOptions(url=shop.url + "/long", browser_path=browser,
+                                      image_format=image_format))
+        recorder = Recorder(Path(tmp), "benchmark")
+        observer = TimedRecord(recorder)
+        info = RunInfo(recorder.run_id, "benchmark", "browser", "web", "scripted",
+                       recorder.run_dir)
+        model = ScriptedModel(answers(steps))
+        agent = Agent(driver, model, AllowAllGuard(), NonInteractiveConfirmer(), "S", info,
+                      AgentSettings(max_steps=steps + 1), [observer])
+        try:
+            outcome = agent.run()
+        finally:
+            driver.close()
+    assert outcome.status == "finished", outcome
+    measured = observer.records[1:-1]  # skip the first (warm-up) and the Finished step
+    print(f"web driver, {image_format.upper()} screenshots, 1280x800 viewport, "
+          f"{len(measured)} steps (median ms)")
+    totals = []
+    for phase in PHASES:
+        values = [r.timings.get(phase, 0.0) * 1000 for r in measured]
+        print(f"  {phase:<9} {statistics.median(values):8.1f}")
+    for record in measured:
+        totals.append(sum(v for k, v in record.timings.items() if k != "model") * 1000)
+    print(f"  {'total':<9} {statistics.median(totals):8.1f}   (everything but the model)")
+
+
+if __name__ == "__main__":
+    main()
