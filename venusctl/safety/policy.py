@@ -43,6 +43,7 @@ TOP_KEYS = frozenset({"version", "name", "description", "extends", "otherwise", 
 BUILTIN_CATEGORIES = ("secret", "leave-domain", "leave-app")
 STATE_CHANGE = "state-change"
 MAX_DEPTH = 8
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ def _read_one(ref: str, base_dir: Path) -> tuple[dict[str, Any], str, Path]:
 
 def _parse(text: str, where: str) -> dict[str, Any]:
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_LOADER)  # a safe loader (libyaml when built)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
