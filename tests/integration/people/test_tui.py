@@ -91,7 +91,7 @@ def test_full_run_with_pause_confirmation_question_and_step(tmp_path):
 
 
 def test_take_over_holds_the_loop_and_tells_the_model(tmp_path):
-    app, model, driver = make_app(tmp_path, [ANSWERS[3]])
+    app, model, _driver = make_app(tmp_path, [ANSWERS[3]])
 
     async def drive() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
