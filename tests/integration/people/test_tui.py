@@ -16,7 +16,7 @@ from venusctl.errors import ExitCode
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
 from venusctl.safety.confirm import Reply
-from venusctl.session import RunRequest, run_task
+from venusctl.session import ModelOptions, RunRequest, run_task
 from venusctl.surfaces import DriverOptions
 from venusctl.tui import LiveApp, ScreenView
 from venusctl.tui_bridge import Control
@@ -142,3 +142,38 @@ def test_confirmation_take_over_reply_waits_for_enter(tmp_path):
     assert driver.performed == []  # the click was never performed
     assert app.steps[0]["reply"] == Reply.TAKEOVER.value
     assert app.return_value.exit_code == ExitCode.FINISHED
+
+
+def test_live_view_of_a_real_browser_run(tmp_path, shop, answers_file):
+    from tests.support.tools import chromium
+
+    request = RunRequest(
+        task="order a red one for Ada", settings=AgentSettings(max_steps=10),
+        driver=DriverOptions(driver="web", url=shop.url + "/", browser_path=chromium()),
+        model=ModelOptions(answers=answers_file), runs_dir=tmp_path / "runs", confirm="all")
+
+    def runner(bridge):
+        return run_task(dataclasses.replace(request, output="quiet"), confirmer=bridge,
+                        observers=[bridge], gate=bridge)
+
+    app = LiveApp(runner, request.task, 10)
+
+    async def drive() -> None:
+        async with app.run_test(size=(140, 45)) as pilot:
+            answered = 0
+            while not app.work_done:
+                await wait_for(pilot, lambda: app.work_done
+                               or isinstance(app.screen, ConfirmScreen), timeout=60)
+                if isinstance(app.screen, ConfirmScreen):
+                    await pilot.press("y")
+                    answered += 1
+                    await pilot.pause(0.05)
+            assert answered >= 3  # click, type, click (scrolling may be allowed)
+            picture = app.query_one("#screen", ScreenView).picture
+            assert picture is not None and picture.width > 100
+            await pilot.press("q")
+
+    asyncio.run(drive())
+    assert app.return_value.exit_code == ExitCode.FINISHED
+    assert shop.state.orders == [{"name": "Ada Lovelace", "colour": "Red"}]
+    assert [s["step"] for s in app.steps] == [1, 2, 3, 4, 5]
