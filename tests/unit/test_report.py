@@ -47,10 +47,11 @@ def test_html_holds_every_step_with_inline_annotated_images(tmp_path):
     uris = re.findall(r'src="data:image/jpeg;base64,([^"]+)"', html)
     assert len(uris) == 2  # step 2 has no screenshot
     image = Image.open(io.BytesIO(base64.b64decode(uris[0])))
-    red, green, blue = image.convert("RGB").getpixel((200, 100))  # the click, at 2x
+    red, green, _ = image.convert("RGB").getpixel((200, 100))  # the click, at 2x
     assert red > 170 and green < 110
-    for text in ("click point (500, 500)", "Click the &lt;name&gt; field", "textbox &#x27;Your name&#x27;",
-                 "confirm", "typing [state]", "model 1500 ms", "the device went away",
+    for text in ("click point (500, 500)", "Click the &lt;name&gt; field",
+                 "textbox &#x27;Your name&#x27;", "confirm", "typing [state]", "model 1500 ms",
+                 "the device went away",
                  "(no screenshot for this step)", "<svg", "finished"):
         assert text in html, text
     assert "http://" not in html.replace("http://127.0.0.1/", "").replace(
