@@ -22,8 +22,8 @@ from venusctl.model.base import Completion, ImagePart, Model, SamplingOptions
 
 Point = tuple[int, int]
 
-POINT_GRAMMAR = r"""root ::= "[" coord "," " "? coord "]"
-coord ::= "-1" | [0-9] | [1-9] [0-9] | [1-9] [0-9] [0-9]
+POINT_GRAMMAR = r"""root ::= "[-1,-1]" | "[" coord "," " "? coord "]"
+coord ::= [0-9] | [1-9] [0-9] | [1-9] [0-9] [0-9]
 """
 _NUMBER = r"\s*(-?\d+(?:\.\d+)?)\s*"
 _PAIR_OR_BOX = re.compile(

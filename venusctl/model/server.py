@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_BACKOFF_S = 30.0
+ACTION_RESERVE_TOKENS = 160  # `</think>` plus one action, most of them far shorter
 _REASONING_KEYS = ("reasoning_content", "reasoning")
 
 
@@ -142,12 +143,17 @@ class ServerModel:
 
         The Qwen3.5 template opens `<think>` in the prompt when thinking is on and
         writes an empty closed think block when it is off; the grammar starts there.
+        A server cannot be told mid-answer to close the thought, so the thought is
+        bounded to leave room for the action within `max_tokens` (a token is at
+        least one character).
         """
         if not self.supports_grammar or self.surface is None:
             return None
-        from venusctl.model.grammar import GrammarOptions, action_grammar
+        from venusctl.model.grammar import THOUGHT_CHARS, GrammarOptions, action_grammar
 
-        return action_grammar(self.surface, GrammarOptions(thinking=options.thinking))
+        room = max(0, min(THOUGHT_CHARS, options.max_tokens - ACTION_RESERVE_TOKENS))
+        return action_grammar(self.surface, GrammarOptions(thinking=options.thinking,
+                                                           thought_chars=room))
 
     # ------------------------------------------------------------- internals
     def _backoff(self, attempt: int) -> float:
