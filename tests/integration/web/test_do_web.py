@@ -68,16 +68,25 @@ def test_new_tab_links_are_followed_in_a_run(shop, browser_path, tmp_path):
     assert events[2]["context"]["url"] == shop.url + "/offers"
 
 
-def test_without_a_terminal_a_confirmation_fails_closed(shop, browser_path, tmp_path):
+def test_without_a_terminal_a_gated_action_fails_closed(shop, browser_path, tmp_path):
+    """The default policy lets the form be filled but gates submitting the order."""
     result = venusctl(*web_args(shop, browser_path, tmp_path, ORDER))
-    assert result.returncode == 3
+    assert result.returncode == 3, result.stderr
     assert "needs confirmation" in result.stderr and "Traceback" not in result.stderr
     assert shop.state.orders == []
     run = only_run(tmp_path / "runs")
-    pending = steps_of(run)[-1]
+    steps = steps_of(run)
+    assert [s["verdict"]["decision"] for s in steps] == ["allow"] * 4 + ["confirm"]
+    assert steps[-1]["action"] == "Click(point=(161, 414))"
+    assert json.loads((run / "run.json").read_text())["outcome"]["status"] == "needs_user"
+
+
+def test_confirm_all_gates_the_first_state_change(shop, browser_path, tmp_path):
+    result = venusctl(*web_args(shop, browser_path, tmp_path, ORDER, "--confirm", "all"))
+    assert result.returncode == 3, result.stderr
+    pending = steps_of(only_run(tmp_path / "runs"))[-1]
     assert pending["action"] == "Click(point=(234, 150))"
     assert pending["verdict"]["decision"] == "confirm"
-    assert json.loads((run / "run.json").read_text())["outcome"]["status"] == "needs_user"
 
 
 def test_replay_dry_run_performs_nothing(shop, browser_path, tmp_path):
