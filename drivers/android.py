@@ -19,19 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from platformdirs import user_cache_path, user_config_path
-from venusctl.drivers import android_input as keys
-from venusctl.drivers.android_adb import AdbAddress, Link, attached, choose_serial, client
-from venusctl.drivers.android_apps import AppLauncher
-from venusctl.drivers.android_screen import (
-    Capturer,
-    Frame,
-    encode,
-    orient,
-    parse_density,
-    parse_wm_size,
-)
-from venusctl.drivers.android_ui import Node, element_at, parse_hierarchy, password_regions
-from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 
 from venusctl.actions import (
     Action,
@@ -50,6 +37,19 @@ from venusctl.actions import (
     Type,
     Wait,
 )
+from venusctl.drivers import android_input as keys
+from venusctl.drivers.android_adb import AdbAddress, Link, attached, choose_serial, client
+from venusctl.drivers.android_apps import AppLauncher
+from venusctl.drivers.android_screen import (
+    Capturer,
+    Frame,
+    encode,
+    orient,
+    parse_density,
+    parse_wm_size,
+)
+from venusctl.drivers.android_ui import Node, element_at, parse_hierarchy, password_regions
+from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 from venusctl.errors import ActionFailed, UsageError
 from venusctl.grid import ScreenSize
 from venusctl.settle import wait_until_stable

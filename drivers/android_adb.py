@@ -224,6 +224,9 @@ class Link:
                                f"{AUTHORISE_HINT}")
         if state == "gone":
             return DeviceError(f"the phone {self.serial} disconnected")
+        if state == "offline":
+            return DeviceError(f"the phone {self.serial} went offline (disconnected?): reconnect "
+                               "the cable, or 'adb connect' it again")
         return DeviceError(f"the phone {self.serial} is {state}")
 
     # ------------------------------------------------------------------ plumbing

@@ -138,10 +138,11 @@ def similarity(query: str, label: str) -> float:
         return 0.0
     if query == label:
         return 1.0
+    cover = min(len(query), len(label)) / max(len(query), len(label))
     if label.startswith(query) or query.startswith(label):
-        return 0.9 if min(len(query), len(label)) >= 3 else 0.6
+        return 0.6 + 0.4 * cover  # "note" names "Notes"; "shop" does not name "Shopping Mall"
     if query in label or label in query:
-        return 0.8 if min(len(query), len(label)) >= 4 else 0.5
+        return 0.5 + 0.4 * cover
     return difflib.SequenceMatcher(None, query, label).ratio()
 
 

@@ -15,7 +15,6 @@ from venusctl.drivers.android_adb import (
     server_running,
 )
 from venusctl.drivers.android_screen import parse_density, parse_wm_size
-
 from venusctl.errors import VenusError
 
 DETAILS = ("getprop ro.product.model; getprop ro.build.version.release; "

@@ -66,10 +66,10 @@ def choose_driver(options: DriverOptions) -> str:
 
     phones = attached_now()
     if options.device or (len(phones) == 1 and phones[0].state == "device"):
-        options.driver = "android"
-        serial = options.device = options.device or phones[0].serial
         why = "" if options.device else (" (the only one attached); pass --driver to choose "
                                           "another surface")
+        options.driver = "android"
+        serial = options.device = options.device or phones[0].serial
         sys.stderr.write(f"venusctl: using the android phone {serial}{why}\n")
         return "android"
     listing = ", ".join(f"{p.serial} ({p.state})" for p in phones)
@@ -99,5 +99,12 @@ def open_driver(options: DriverOptions) -> Driver:
         from venusctl.drivers.android import AndroidDriver, AndroidOptions
 
         return AndroidDriver(AndroidOptions(device=options.device,
+                                            image_format=options.image_format))
+    if name == "desktop":
+        from venusctl.drivers.desktop import DesktopDriver, DesktopOptions
+
+        if options.image_format not in ("jpeg", "png"):
+            raise UsageError("--image-format must be jpeg or png")
+        return DesktopDriver(DesktopOptions(monitor=options.monitor,
                                             image_format=options.image_format))
     raise UsageError(f"the {name} driver is not available yet in this version of venusctl")

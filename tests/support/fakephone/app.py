@@ -22,6 +22,7 @@ CLIPPER = "ca.zgrs.clipper"
 DOUBLE_TAP_S = 0.3
 LONG_PRESS_MS = 500
 ANIMATION_S = 0.3
+FLING_MS = 500
 
 
 @dataclass(frozen=True)
@@ -389,7 +390,8 @@ class Apps:
             rh = self.settings_row_height()
             top, bottom = self.settings_list_box()[1], self.settings_list_box()[3]
             most = max(0, len(SETTINGS_ROWS) * rh - (bottom - top))
-            scroll = self.state.settings_scroll + (start[1] - end[1])
+            fling = 2 if ms <= FLING_MS else 1  # a quick flick keeps the list moving
+            scroll = self.state.settings_scroll + fling * (start[1] - end[1])
             self.state.settings_scroll = min(max(scroll, 0), most)
 
     def drag(self, start: tuple[int, int], end: tuple[int, int], ms: int) -> None:

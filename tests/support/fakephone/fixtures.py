@@ -27,8 +27,11 @@ def adb_server() -> Iterator[AdbServer]:
 
 
 @pytest.fixture
-def phone_config() -> PhoneConfig:
-    return PhoneConfig()
+def phone_config(request: pytest.FixtureRequest) -> PhoneConfig:
+    """The default phone; `@pytest.mark.parametrize("phone_config", [PhoneConfig(...)],
+    indirect=True)` gives a test another one."""
+    param = getattr(request, "param", None)
+    return param if isinstance(param, PhoneConfig) else PhoneConfig()
 
 
 @pytest.fixture

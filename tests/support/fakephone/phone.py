@@ -196,6 +196,17 @@ class FakePhone:
         w, h = self.logical_size()
         return ((left + right) * GRID // (2 * w), (top + bottom) * GRID // (2 * h))
 
+    def grid_on(self, screen: str, text: str | None = None, rid: str | None = None
+                ) -> tuple[int, int]:
+        """`grid_of` a widget on a screen that is not showing yet (to script answers)."""
+        with self.apps.lock:
+            saved = list(self.state.stack)
+            self.state.stack.append(screen)
+            try:
+                return self.grid_of(self.find(text=text, rid=rid))
+            finally:
+                self.state.stack[:] = saved
+
     def inputs(self) -> list[str]:
         """Every `input`, `am`, `monkey` and `ime` command run, in order."""
         kinds = ("input ", "am ", "monkey ", "ime ")
