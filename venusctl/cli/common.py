@@ -28,7 +28,7 @@ ProfileOpt = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option(help="web: persistent browser profile folder, so logins survive runs."),
 ]
-ImageFormatOpt = Annotated[str, typer.Option(help="web: screenshot format, jpeg or png.")]
+ImageFormatOpt = Annotated[str, typer.Option(help="web, android: screenshot format, jpeg or png.")]
 DeviceOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--device", help="android: serial of the phone (else ANDROID_SERIAL)."),
