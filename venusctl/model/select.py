@@ -70,10 +70,23 @@ def backend(config: ModelConfig) -> str:
     server_rank = _rank(config.source("server"))
     if model_rank == server_rank:
         raise UsageError(
-            f"both a local model ({config.source('model')}) and a server "
-            f"({config.source('server')}) are set; choose one"
+            f"both a local model ({where(config, 'model')}) and a server "
+            f"({where(config, 'server')}) are set; choose one"
         )
     return "server" if server_rank < model_rank else "local"
+
+
+def where(config: ModelConfig, name: str) -> str:
+    """The place a setting came from, as the person would write it."""
+    from venusctl.config import BY_NAME
+
+    source = config.source(name)
+    setting = BY_NAME[name]
+    if source == "flag":
+        return "--" + name.replace("_", "-")
+    if source == "config file":
+        return f"the config file's [{setting.section}] {setting.key}"
+    return source.removeprefix("env ")
 
 
 def _rank(source: str) -> int:
@@ -96,7 +109,7 @@ def local_model(
         raise UsageError(f"no projector (mmproj GGUF) found for {found.model_path}; "
                          f"pass --mmproj PATH")
     if not mmproj.is_file():
-        raise UsageError(f"projector not found: {mmproj} ({config.source('mmproj')})")
+        raise UsageError(f"projector not found: {mmproj} (from {where(config, 'mmproj')})")
     return LocalModel(found.model_path, mmproj, found.repo, found.quant, found.revision,
                       found.size_bytes)
 
@@ -112,8 +125,10 @@ def _from_reference(
         return _from_folder(path)
     reference = parse_reference(text)
     if reference is None:
-        raise UsageError(f"model '{text}' ({config.source('model')}) is neither a file nor a "
-                         f"hub repo (owner/name[:QUANT])")
+        if text.lower().endswith(".gguf") or os.sep in text:
+            raise UsageError(f"no such model file: {path} (from {where(config, 'model')})")
+        raise UsageError(f"model '{text}' (from {where(config, 'model')}) is neither a file "
+                         f"nor a hub repo (owner/name[:QUANT])")
     repo, quant = reference
     return _from_hub(repo, quant or config.quant, assume_yes, consent, say)
 
