@@ -229,3 +229,18 @@ def test_capturer_without_any_path_is_a_device_error() -> None:
     capturer = Capturer(lambda command: b"not an image")
     with pytest.raises(DeviceError, match="no screenshots"):
         capturer.grab()
+
+
+def test_without_driver_and_without_an_adb_server_ask_for_a_driver(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    from venusctl.surfaces import DriverOptions, choose_driver
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(port))
+    monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
+    with pytest.raises(UsageError, match=r"^choose a surface with --driver web\|desktop\|android$"):
+        choose_driver(DriverOptions())

@@ -167,7 +167,7 @@ def test_launch_app_by_a_fuzzy_name(phone_env: PhoneEnv, driver: AndroidDriver):
 
 def test_launch_of_an_unknown_app_lists_close_matches(phone_env: PhoneEnv,
                                                       driver: AndroidDriver):
-    with pytest.raises(ActionFailed, match="no app called 'Galery Pro'.*close matches: Gallery"):
+    with pytest.raises(ActionFailed, match=r"no app called 'Galery Pro'.*close matches: Gallery"):
         driver.perform(LaunchApp(app="Galery Pro"))
     assert phone_env.state.screen == "home"
 

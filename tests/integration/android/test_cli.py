@@ -146,6 +146,12 @@ def test_several_phones_need_a_choice(phone_env: PhoneEnv, tmp_path: Path,
         assert code == 2 and "choose a surface with --driver" in err and second.serial in err
         code, out, _err = run(["device", "info", "--device", second.serial], capsys)
         assert code == 0 and json.loads(out)["serial"] == second.serial
+        os.environ["ANDROID_SERIAL"] = second.serial
+        try:
+            code, out, _err = run(["device", "info"], capsys)
+        finally:
+            del os.environ["ANDROID_SERIAL"]
+        assert code == 0 and json.loads(out)["serial"] == second.serial
     finally:
         second.stop()
         phone_env.server.detach(second)
@@ -186,3 +192,14 @@ def test_raw_device_verbs(phone_env: PhoneEnv, capsys: pytest.CaptureFixture[str
     assert code == 0 and phone_env.state.screen == "home"
     code, _out, err = run(["device", "key", "volume"], capsys)
     assert code == 2 and "unknown key 'volume'" in err
+
+
+def test_screenshot_command_saves_what_the_model_sees(phone_env: PhoneEnv, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]):
+    from PIL import Image
+
+    out = tmp_path / "phone.png"
+    code, printed, _err = run(["screenshot", str(out), "--driver", "android"], capsys)
+    assert code == 0 and "540x960" in printed
+    with Image.open(out) as image:
+        assert image.format == "PNG" and image.size == (540, 960)

@@ -47,6 +47,8 @@ class PhoneConfig:
     draganddrop: bool = True
     raw_screencap: bool = True
     refuse_auth: bool = False
+    shell_v2: bool = True
+    """False: an old phone (before Android 7) with only `shell:` and `exec:`."""
     texts: dict[str, list[str]] = field(default_factory=dict)
     """Extra lines shown on a screen ("home", "settings", "notes", "shop", "shop_confirm",
     "gallery"): for injected-instruction and other content tests."""
@@ -84,8 +86,9 @@ class FakePhone:
 
     def banner(self) -> str:
         model = self.config.model.replace(" ", "_")
+        features = "shell_v2,cmd" if self.config.shell_v2 else "cmd"
         return (f"device::ro.product.name=venus;ro.product.model={model};"
-                "ro.product.device=venus;features=shell_v2,cmd")
+                f"ro.product.device=venus;features={features}")
 
     def disconnect(self) -> None:
         """Vanish like an unplugged cable: connections cut, no reconnection possible."""
@@ -111,6 +114,9 @@ class FakePhone:
         if not line:
             return  # interactive shells are not simulated
         result = Shell(self.commands).run(line)
+        if service.startswith("shell,v2") and not self.config.shell_v2:
+            stream.write(b"FAIL")  # never reached through adb: the server checks features
+            return
         if service.startswith("shell,v2"):
             for kind, data in ((1, result.out), (2, result.err)):
                 if data:
