@@ -50,7 +50,7 @@ from venusctl.drivers.android_screen import (
 )
 from venusctl.drivers.android_ui import Node, element_at, parse_hierarchy, password_regions
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
-from venusctl.errors import ActionFailed, UsageError
+from venusctl.errors import ActionFailed, DeviceError, UsageError
 from venusctl.grid import ScreenSize
 from venusctl.settle import wait_until_stable
 
@@ -60,6 +60,7 @@ WAIT_S = 2.0
 DUMP_PATH = "/data/local/tmp/venusctl-ui.xml"
 GALLERY_DIR = "/sdcard/Pictures/Screenshots"
 FOCUS_QUERY = "dumpsys window windows | grep -E 'mCurrentFocus|mFocusedApp'"
+RESUMED_QUERY = "dumpsys activity activities | grep -E 'mResumedActivity|topResumedActivity'"
 
 
 @dataclass
@@ -77,8 +78,8 @@ class AndroidOptions:
 
 def parse_focus(text: str) -> tuple[str | None, str | None]:
     """(package, activity) from `dumpsys window` focus lines; activity in full form."""
-    for key in ("mCurrentFocus", "mFocusedApp"):
-        match = re.search(key + r"=\S*\{[^}]*?\s([\w.]+)/([\w.$]+)", text)
+    for key in ("mCurrentFocus", "mFocusedApp", "topResumedActivity", "mResumedActivity"):
+        match = re.search(key + r"[=:]\s*\S*\{[^}]*?\s([\w.]+)/([\w.$]+)", text)
         if match:
             package, activity = match.group(1), match.group(2)
             return package, package + activity if activity.startswith(".") else activity
@@ -125,7 +126,14 @@ class AndroidDriver:
         return Screen(data, mime, size, self.context(), time.time())
 
     def context(self) -> ScreenContext:
-        package, activity = parse_focus(self.link.run(FOCUS_QUERY).out)
+        """The focused app; an unreadable answer leaves it blank rather than stop the run."""
+        try:
+            package, activity = parse_focus(self.link.run(FOCUS_QUERY).out)
+            if package is None:
+                package, activity = parse_focus(self.link.run(RESUMED_QUERY).out)
+        except ActionFailed as exc:
+            log.debug("no focused app: %s", exc)
+            return ScreenContext()
         return ScreenContext(app=package, activity=activity)
 
     def describe(self, x: int, y: int) -> Element | None:
@@ -241,10 +249,15 @@ class AndroidDriver:
         return self._installed
 
     def _read_display(self) -> None:
-        output = self.link.run("wm size; wm density").out
+        """`wm size` and `wm density`; a phone that cannot say its size is not usable."""
+        try:
+            output = self.link.run("wm size; wm density").out
+        except ActionFailed as exc:
+            raise DeviceError(f"cannot read the screen size of {self.serial}: {exc}") from None
         size = parse_wm_size(output)
         if size is None:
-            raise ActionFailed(f"cannot read the screen size ('wm size' said: {output[:100]})")
+            raise DeviceError(f"cannot read the screen size of {self.serial} "
+                              f"('wm size' said: {output.strip()[:100]})")
         self.input_size = size
         self.density = parse_density(output)
 
@@ -259,10 +272,13 @@ class AndroidDriver:
     def _hierarchy(self) -> list[Node] | None:
         """The current screen's UI nodes, dumped once until the next action."""
         if self._nodes is None:
-            result = self.link.run(f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}", 30.0)
             try:
+                result = self.link.run(f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}", 30.0)
                 self._nodes = parse_hierarchy(result.out)
-            except (ValueError, SyntaxError) as exc:
+            except ActionFailed as exc:  # a timeout: the phone is there, the dump is not
+                log.debug("no UI hierarchy: %s", exc)
+                return None
+            except (ValueError, SyntaxError) as exc:  # "could not get idle state" and the like
                 log.debug("no UI hierarchy (%s): %s", exc, result.first_line())
                 return None
         return self._nodes

@@ -219,6 +219,8 @@ class Link:
         state = self.state()
         if state == "device":
             return ActionFailed(f"adb: {detail}")
+        if state == "no adb server":
+            return DeviceError(f"the adb server on {self.adb.host}:{self.adb.port} stopped")
         if state == "unauthorized":
             return DeviceError(f"the phone {self.serial} revoked this computer's authorisation: "
                                f"{AUTHORISE_HINT}")

@@ -90,6 +90,8 @@ def test_focus_from_dumpsys_window() -> None:
              "  mFocusedApp=ActivityRecord{5c6 u0 com.android.settings/.Settings t3}\n")
     assert parse_focus(popup) == ("com.android.settings", "com.android.settings.Settings")
     assert parse_focus("mCurrentFocus=null") == (None, None)
+    resumed = "  mResumedActivity: ActivityRecord{5c6 u0 com.example.notes/.MainActivity t4}"
+    assert parse_focus(resumed) == ("com.example.notes", "com.example.notes.MainActivity")
 
 
 DUMP = """UI hierchary dumped to: /data/local/tmp/x.xml
