@@ -1,0 +1,298 @@
+"""Mouse and keyboard through pyautogui, with every held key and button remembered.
+
+`MouseDown` and `KeyDown` leave something pressed across steps, by design. If the
+run then ends (finished, failed, Ctrl-C, a crash) with a key still down, the user's
+desktop is left with Shift or the left button stuck. So this layer records what it
+pressed and `release_all` lets go of all of it, even when interrupted again or when
+the pointer rests on a fail-safe corner.
+
+pyautogui connects to the display when it is imported, so it is imported only
+through `load_pyautogui`, after `DISPLAY` is known.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from types import ModuleType
+from typing import Protocol
+
+from venusctl.drivers.desktop_keys import KeyNameError, case_runs, normalize_key, split_text
+from venusctl.errors import ActionFailed, DeviceError
+
+log = logging.getLogger(__name__)
+
+Point = tuple[int, int]
+LEFT = "left"
+DRAG_SECONDS = 0.4
+XDOTOOL_DELAY_MS = 2
+PASTE_SETTLE_S = 0.15
+
+
+def load_pyautogui() -> ModuleType:
+    """Import pyautogui for the current display, with its pause off and fail-safe on."""
+    if sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+        raise DeviceError(
+            "no X display: set DISPLAY (the desktop driver needs X11; on Wayland only "
+            "XWayland windows can be operated)"
+        )
+    try:
+        import pyautogui
+    except Exception as exc:
+        where = os.environ.get("DISPLAY", "the display")
+        raise DeviceError(f"cannot open {where}: {_first_line(exc)}") from None
+    pyautogui.PAUSE = 0
+    pyautogui.FAILSAFE = True
+    return pyautogui
+
+
+class UnicodeTyper(Protocol):
+    """Types text pyautogui cannot (anything beyond printable ASCII).
+
+    `shift_for_upper` says whether upper-case letters must be typed with Shift held.
+    """
+
+    name: str
+    shift_for_upper: bool
+
+    def type(self, text: str) -> None: ...
+
+
+class XdotoolTyper:
+    """X11's own typing tool: it maps each character to a keysym, whatever the layout."""
+
+    name = "xdotool"
+    shift_for_upper = True
+
+    def __init__(self, program: str) -> None:
+        self.program = program
+
+    def type(self, text: str) -> None:
+        timeout = 10 + len(text) * 0.05
+        try:
+            done = subprocess.run(
+                [self.program, "type", "--delay", str(XDOTOOL_DELAY_MS), "--", text],
+                capture_output=True, timeout=timeout, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ActionFailed(f"xdotool could not type the text: {exc}") from None
+        if done.returncode != 0:
+            message = done.stderr.decode(errors="replace").strip() or f"exit {done.returncode}"
+            raise ActionFailed(f"xdotool could not type the text: {_first_line(message)}")
+
+
+class ClipboardTyper:
+    """Paste through the clipboard, putting the user's clipboard back afterwards."""
+
+    name = "clipboard"
+    shift_for_upper = False
+
+    def __init__(self, gui: ModuleType, paste_keys: tuple[str, ...]) -> None:
+        self.gui = gui
+        self.paste_keys = paste_keys
+
+    def type(self, text: str) -> None:
+        import pyperclip
+
+        try:
+            previous = pyperclip.paste()
+            pyperclip.copy(text)
+        except pyperclip.PyperclipException as exc:
+            raise ActionFailed(
+                f"cannot type non-ASCII text: no clipboard tool ({_first_line(exc)}); "
+                "install xdotool or xclip") from None
+        try:
+            self.gui.hotkey(*self.paste_keys)
+            time.sleep(PASTE_SETTLE_S)  # the app reads the clipboard asynchronously
+        finally:
+            try:
+                pyperclip.copy(previous)
+            except pyperclip.PyperclipException as exc:
+                log.debug("could not restore the clipboard: %s", exc)
+
+
+def unicode_typer(gui: ModuleType, prefer: str | None = None) -> UnicodeTyper:
+    """xdotool on X11 when installed, else the clipboard (Cmd+V on macOS, Ctrl+V elsewhere)."""
+    paste = ("command", "v") if sys.platform == "darwin" else ("ctrl", "v")
+    xdotool = shutil.which("xdotool") if sys.platform.startswith("linux") else None
+    if prefer == "clipboard" or xdotool is None:
+        return ClipboardTyper(gui, paste)
+    return XdotoolTyper(xdotool)
+
+
+class Input:
+    """pyautogui's mouse and keyboard, remembering what is held down."""
+
+    def __init__(self, gui: ModuleType, typer: UnicodeTyper) -> None:
+        self.gui = gui
+        self.typer = typer
+        self.held_keys: list[str] = []
+        self.held_buttons: list[str] = []
+        mapping = getattr(gui.platformModule, "keyboardMapping", None)
+        self._mapping: dict[str, object] = mapping if isinstance(mapping, dict) else {}
+
+    # ------------------------------------------------------------------ keys
+    def key(self, name: str) -> str:
+        """The pyautogui name of a key the model named, or `ActionFailed` if none."""
+        try:
+            key = normalize_key(name)
+        except KeyNameError as exc:
+            raise ActionFailed(str(exc)) from None
+        known = key in self.gui.KEY_NAMES and self._mapping.get(key, True) is not None
+        if not known:
+            raise ActionFailed(f"unknown key '{name}' (for example: ctrl, shift, alt, enter, "
+                               "tab, esc, up, pagedown, f5, a)")
+        return key
+
+    def key_down(self, names: tuple[str, ...]) -> None:
+        for key in [self.key(n) for n in names]:
+            if key not in self.held_keys:
+                self.gui.keyDown(key)
+                self.held_keys.append(key)
+
+    def key_up(self, names: tuple[str, ...]) -> None:
+        for key in [self.key(n) for n in names]:
+            self.gui.keyUp(key)
+            if key in self.held_keys:
+                self.held_keys.remove(key)
+
+    def hotkey(self, names: tuple[str, ...], repeat: int) -> None:
+        """Press the chord `repeat` times; keys held before stay held after."""
+        keys: list[str] = []
+        for key in (self.key(n) for n in names):
+            if key not in keys:
+                keys.append(key)
+        for _ in range(repeat):
+            pressed: list[str] = []
+            try:
+                for key in keys:
+                    if key not in self.held_keys:
+                        self.gui.keyDown(key)
+                        pressed.append(key)
+            finally:
+                for key in reversed(pressed):
+                    self.gui.keyUp(key)
+
+    def type_text(self, content: str) -> None:
+        """ASCII through pyautogui, other characters through the Unicode typer, newline = Enter."""
+        for chunk in split_text(content):
+            if chunk.kind == "enter":
+                self.gui.press("enter")
+            elif chunk.kind == "ascii":
+                self.gui.write(chunk.text)
+            else:
+                self._type_unicode(chunk.text)
+
+    def _type_unicode(self, text: str) -> None:
+        if not self.typer.shift_for_upper:
+            self.typer.type(text)
+            return
+        for upper, run in case_runs(text):
+            if not upper or "shift" in self.held_keys:
+                self.typer.type(run)
+                continue
+            self.gui.keyDown("shift")
+            try:
+                self.typer.type(run)
+            finally:
+                self.gui.keyUp("shift")
+
+    # ----------------------------------------------------------------- mouse
+    def move(self, point: Point) -> None:
+        self.gui.moveTo(*point)
+
+    def click(self, point: Point | None, button: str = LEFT, clicks: int = 1) -> None:
+        if point is not None:
+            self.gui.click(*point, clicks=clicks, button=button)
+        else:
+            self.gui.click(clicks=clicks, button=button)
+
+    def scroll(self, amount: int, horizontal: bool) -> None:
+        """`amount` wheel clicks at the cursor: positive is up, or right."""
+        if horizontal:
+            self.gui.hscroll(amount)
+        else:
+            self.gui.vscroll(amount)
+
+    def mouse_down(self, point: Point | None, button: str = LEFT) -> None:
+        if point is not None:
+            self.move(point)
+        if button not in self.held_buttons:
+            self.gui.mouseDown(button=button)
+            self.held_buttons.append(button)
+
+    def mouse_up(self, point: Point | None, button: str = LEFT) -> None:
+        if point is not None:
+            self.move(point)
+        self.gui.mouseUp(button=button)
+        if button in self.held_buttons:
+            self.held_buttons.remove(button)
+
+    def drag(self, start: Point | None, end: Point, seconds: float = DRAG_SECONDS) -> None:
+        """Press at `start` (or the cursor), glide to `end` in `seconds`, release."""
+        if start is not None:
+            self.move(start)
+        self.mouse_down(None)
+        try:
+            self.gui.moveTo(*end, duration=seconds)
+        finally:
+            self.mouse_up(None)
+
+    def hold(self, point: Point | None, seconds: float) -> None:
+        self.mouse_down(point)
+        try:
+            time.sleep(seconds)
+        finally:
+            self.mouse_up(None)
+
+    # --------------------------------------------------------------- release
+    def release_all(self) -> list[str]:
+        """Let go of every held button and key; return what was released.
+
+        Runs with the fail-safe off (a pointer on a corner must not keep Shift down)
+        and finishes even if Ctrl-C arrives meanwhile, re-raising it at the end.
+        """
+        released: list[str] = []
+        interrupted = False
+        saved, self.gui.FAILSAFE = self.gui.FAILSAFE, False
+        try:
+            for kind, items, release in (("button", self.held_buttons, self._button_up),
+                                         ("key", self.held_keys, self.gui.keyUp)):
+                while items:
+                    item = items.pop()
+                    done, hit = _release_one(release, item)
+                    interrupted = interrupted or hit
+                    if done:
+                        released.append(f"{kind} {item}")
+        finally:
+            self.gui.FAILSAFE = saved
+        if interrupted:
+            raise KeyboardInterrupt
+        return released
+
+    def _button_up(self, button: str) -> None:
+        self.gui.mouseUp(button=button)
+
+
+def _release_one(release: Callable[[str], None], item: str) -> tuple[bool, bool]:
+    """Release one item, trying again if Ctrl-C cut the first try: (done, interrupted)."""
+    interrupted = False
+    for _attempt in range(2):
+        try:
+            release(item)
+            return True, interrupted
+        except KeyboardInterrupt:
+            interrupted = True
+        except Exception as exc:  # the display may be gone; then nothing is held either
+            log.debug("could not release %s: %s", item, exc)
+            return False, interrupted
+    return False, interrupted
+
+
+def _first_line(value: object) -> str:
+    lines = str(value).strip().splitlines()
+    return lines[0][:300] if lines else type(value).__name__
