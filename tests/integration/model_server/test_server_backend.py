@@ -89,3 +89,20 @@ def test_an_unreachable_server_is_one_line_and_exit_5(tmp_path):
                       env={"VENUSCTL_SERVER_RETRIES": "0"})
     assert result.returncode == 5
     assert result.stderr.count("\n") == 1 and "cannot reach the model server" in result.stderr
+
+
+def test_ground_on_a_live_web_page(llama_server, tmp_path):
+    out = tmp_path / "page.png"
+    with ShopServer() as shop:
+        result = venusctl("ground", "the Submit order button", "--driver", "web",
+                          "--url", shop.url + "/", "--browser-path", chromium(),
+                          "--viewport", "1000x700", "--server", llama_server,
+                          "--annotate", str(out), "--json",
+                          env={"VENUSCTL_API_KEY": API_KEY, "VENUSCTL_SERVER_GRAMMAR": "1"})
+    assert result.returncode in (0, 1), result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["size"] == [1000, 700]  # CSS pixels of the viewport: what `act` clicks
+    if answer["found"]:
+        assert 0 <= answer["pixels"][0] < 1000 and 0 <= answer["pixels"][1] < 700
+    with Image.open(out) as drawn:
+        assert drawn.width >= 1000
