@@ -100,7 +100,8 @@ def element_at(nodes: list[Node], x: int, y: int) -> Element | None:
     actor = leaf
     while actor is not None and not actor.actionable:
         actor = actor.parent
-    label = leaf.label or (actor.label if actor else "") or _descendant_text(actor or leaf)
+    # a button's words may sit in a child; a bare container borrows no words
+    label = leaf.label or (actor.label or _descendant_text(actor) if actor else "")
     cls = leaf.attrs.get("class", "")
     left, top, right, bottom = (actor or leaf).bounds
     extra = {k: True for k in ("checked", "selected", "focused") if leaf.flag(k)}
@@ -114,7 +115,7 @@ def element_at(nodes: list[Node], x: int, y: int) -> Element | None:
         extra["enabled"] = False
     password = leaf.flag("password") or bool(actor and actor.flag("password"))
     return Element(
-        text=leaf.attrs.get("text") or (label if not leaf.attrs.get("content-desc") else None),
+        text=leaf.attrs.get("text") or (None if leaf.attrs.get("content-desc") else label) or None,
         name=leaf.attrs.get("content-desc") or None,
         role=_role(cls, password),
         tag=cls or None,

@@ -146,6 +146,11 @@ def test_switch_password_and_button_label() -> None:
     assert password_regions(nodes) == [(20, 300, 500, 80)]
 
 
+def test_background_borrows_no_label() -> None:
+    element = element_at(parse_hierarchy(DUMP), 5, 900)
+    assert element is not None and element.text is None and element.clickable is False
+
+
 def test_hierarchy_without_xml_is_an_error() -> None:
     with pytest.raises(ValueError):
         parse_hierarchy("ERROR: could not get idle state.")
