@@ -8,12 +8,16 @@ the surface's action grammar, so even random weights give actions the loop runs.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import keyring
+import pytest
 from PIL import Image, ImageDraw
 
 from tests.integration.model_server.conftest import API_KEY, free_port
 from tests.support.cli import only_run, venusctl
+from tests.support.keyring_env import file_keyring_backend
 from tests.support.tools import chromium
 from tests.support.webapp import ShopServer
 
@@ -106,3 +110,18 @@ def test_ground_on_a_live_web_page(llama_server, tmp_path):
         assert 0 <= answer["pixels"][0] < 1000 and 0 <= answer["pixels"][1] < 700
     with Image.open(out) as drawn:
         assert drawn.width >= 1000
+
+
+@pytest.fixture
+def file_keyring() -> Iterator[Path]:
+    yield from file_keyring_backend()
+
+
+def test_the_key_can_come_from_the_keyring(llama_server, file_keyring, tmp_path):
+    keyring.set_password("venusctl", llama_server + "/v1", API_KEY)
+    shot = screenshot(tmp_path / "shot.png")
+    result = venusctl("ground", "the blue button", str(shot), "--server", llama_server,
+                      "--json", "-v", env={"VENUSCTL_SERVER_GRAMMAR": "1"})
+    assert result.returncode in (0, 1), result.stderr  # not 5: the server took the key
+    assert json.loads(result.stdout)["size"] == [800, 600]
+    assert API_KEY not in result.stdout + result.stderr
