@@ -18,10 +18,11 @@ import logging
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 from venusctl.actions import (
     Action,
@@ -63,6 +64,7 @@ WAIT_SECONDS = 1.0
 LONG_PRESS_SECONDS = 1.0
 SEQUENCE_SETTLE_CAP_S = 1.0
 CACHE_MAX_AGE_S = 1.0
+PASTE_SHOW_CAP_S = 1.0
 FAILSAFE_MESSAGE = ("stopped by pyautogui's fail-safe: the mouse pointer is in a corner of "
                     "the screen (move it away before the next run)")
 
@@ -98,7 +100,8 @@ class DesktopDriver:
                 self.capturer.monitors(), self.options.monitor)
             self.gui = load_pyautogui()
             self._failsafe_error: type[BaseException] = self.gui.FailSafeException
-            self.input = Input(self.gui, unicode_typer(self.gui, self.options.unicode_typing))
+            self.input = Input(self.gui, unicode_typer(
+                self.gui, self.options.unicode_typing, self._until_shown))
             first = self.capturer.grab(self.monitor)
         except LookupError as exc:
             self.capturer.close()
@@ -107,7 +110,7 @@ class DesktopDriver:
             self.capturer.close()
             raise
         self.map = PointerMap(self.monitor, ScreenSize(*first.size))
-        self._cached: tuple[Image.Image, float] | None = (first, time.monotonic())
+        self._cached: tuple[Image.Image, float] | None = None  # settle's last frame
         self.windows = open_windows()
         self.accessible = _open_accessibility() if self.options.accessibility else None
         self._previous_sighup = _catch_hangup()
@@ -173,6 +176,21 @@ class DesktopDriver:
         if last:
             self._cached = (last[-1], time.monotonic())
         return time.monotonic() - start
+
+    def _until_shown(self, action: Callable[[], None], cap_s: float = PASTE_SHOW_CAP_S) -> None:
+        """Run `action` and return once the screen has changed and come to rest.
+
+        Compared pixel for pixel: a few pasted characters are too small a change for
+        the settle's thumbnails.
+        """
+        before = self.capturer.grab(self.monitor)
+        action()
+        start = time.monotonic()
+        while time.monotonic() - start < cap_s:
+            if ImageChops.difference(before, self.capturer.grab(self.monitor)).getbbox():
+                self.settle(max(cap_s - (time.monotonic() - start), 0.0))
+                return
+            time.sleep(0.02)
 
     # ------------------------------------------------------------------- acting
     def perform(self, action: Action) -> ActionResult:

@@ -22,7 +22,13 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Protocol
 
-from venusctl.drivers.desktop_keys import KeyNameError, case_runs, normalize_key, split_text
+from venusctl.drivers.desktop_keys import (
+    KeyNameError,
+    case_runs,
+    is_plain,
+    normalize_key,
+    split_text,
+)
 from venusctl.errors import ActionFailed, DeviceError
 
 log = logging.getLogger(__name__)
@@ -54,11 +60,13 @@ def load_pyautogui() -> ModuleType:
 class UnicodeTyper(Protocol):
     """Types text pyautogui cannot (anything beyond printable ASCII).
 
-    `shift_for_upper` says whether upper-case letters must be typed with Shift held.
+    `shift_for_upper` says whether upper-case letters must be typed with Shift held;
+    `whole_lines` whether a line with any such character is best typed whole.
     """
 
     name: str
     shift_for_upper: bool
+    whole_lines: bool
 
     def type(self, text: str) -> None: ...
 
@@ -68,6 +76,7 @@ class XdotoolTyper:
 
     name = "xdotool"
     shift_for_upper = True
+    whole_lines = False
 
     def __init__(self, program: str) -> None:
         self.program = program
@@ -85,15 +94,28 @@ class XdotoolTyper:
             raise ActionFailed(f"xdotool could not type the text: {_first_line(message)}")
 
 
+def _sleep_after(action: Callable[[], None]) -> None:
+    action()
+    time.sleep(PASTE_SETTLE_S)
+
+
 class ClipboardTyper:
-    """Paste through the clipboard, putting the user's clipboard back afterwards."""
+    """Paste through the clipboard, putting the user's clipboard back afterwards.
+
+    The application reads the clipboard whenever it gets to it, so the old content is
+    put back only once the paste has shown on screen (`watch` runs the paste and
+    waits for the frame to change); without a screen to watch it waits a moment.
+    """
 
     name = "clipboard"
     shift_for_upper = False
+    whole_lines = True
 
-    def __init__(self, gui: ModuleType, paste_keys: tuple[str, ...]) -> None:
+    def __init__(self, gui: ModuleType, paste_keys: tuple[str, ...],
+                 watch: Callable[[Callable[[], None]], None] | None = None) -> None:
         self.gui = gui
         self.paste_keys = paste_keys
+        self.watch = watch or _sleep_after
 
     def type(self, text: str) -> None:
         import pyperclip
@@ -106,8 +128,7 @@ class ClipboardTyper:
                 f"cannot type non-ASCII text: no clipboard tool ({_first_line(exc)}); "
                 "install xdotool or xclip") from None
         try:
-            self.gui.hotkey(*self.paste_keys)
-            time.sleep(PASTE_SETTLE_S)  # the app reads the clipboard asynchronously
+            self.watch(lambda: self.gui.hotkey(*self.paste_keys))
         finally:
             try:
                 pyperclip.copy(previous)
@@ -115,12 +136,16 @@ class ClipboardTyper:
                 log.debug("could not restore the clipboard: %s", exc)
 
 
-def unicode_typer(gui: ModuleType, prefer: str | None = None) -> UnicodeTyper:
-    """xdotool on X11 when installed, else the clipboard (Cmd+V on macOS, Ctrl+V elsewhere)."""
+def unicode_typer(gui: ModuleType, prefer: str | None = None,
+                  watch: Callable[[Callable[[], None]], None] | None = None) -> UnicodeTyper:
+    """xdotool on X11 when installed, else the clipboard (Cmd+V on macOS, Ctrl+V elsewhere).
+
+    `watch` runs a paste and returns once it shows on screen (see `ClipboardTyper`).
+    """
     paste = ("command", "v") if sys.platform == "darwin" else ("ctrl", "v")
     xdotool = shutil.which("xdotool") if sys.platform.startswith("linux") else None
     if prefer == "clipboard" or xdotool is None:
-        return ClipboardTyper(gui, paste)
+        return ClipboardTyper(gui, paste, watch)
     return XdotoolTyper(xdotool)
 
 
@@ -178,14 +203,22 @@ class Input:
                     self.gui.keyUp(key)
 
     def type_text(self, content: str) -> None:
-        """ASCII through pyautogui, other characters through the Unicode typer, newline = Enter."""
-        for chunk in split_text(content):
-            if chunk.kind == "enter":
+        """ASCII through pyautogui, other characters through the Unicode typer, newline = Enter.
+
+        A clipboard typer gets each line holding non-ASCII text whole: one paste, one wait.
+        """
+        lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        for index, line in enumerate(lines):
+            if index:
                 self.gui.press("enter")
-            elif chunk.kind == "ascii":
-                self.gui.write(chunk.text)
-            else:
-                self._type_unicode(chunk.text)
+            if self.typer.whole_lines and not all(is_plain(c) for c in line):
+                self.typer.type(line)
+                continue
+            for chunk in split_text(line):
+                if chunk.kind == "ascii":
+                    self.gui.write(chunk.text)
+                else:
+                    self._type_unicode(chunk.text)
 
     def _type_unicode(self, text: str) -> None:
         if not self.typer.shift_for_upper:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 TITLE = "Venus Test App"
-CLASS = "VenusTestApp"
+CLASS = "Venustest"  # Tk capitalises only the first letter of a class name
 LAYOUT = {  # name: (x, y, width, height) inside the window
     "alpha": (20, 20, 120, 40),
     "beta": (160, 20, 120, 40),
