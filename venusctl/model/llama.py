@@ -1,0 +1,336 @@
+"""UI-Venus-2 in-process through llama.cpp: GGUF text model + projector, one context per run.
+
+One `complete` call:
+  render    the messages with the GGUF's own chat template (thinking on or off)
+  tokenise  text and screenshots into keyed units (`venusctl.model.vision`)
+  restore   the deepest cached snapshot whose prefix matches (`prefix_cache`)
+  prefill   only the units after it, snapshotting where the next step will resume
+  decode    token by token, a grammar from the surface's action set checked lazily
+  return    `<think>…</think>` + the action, with token counts and timings
+
+The context lives as long as the model object (a run), sized from what the prompts
+really need (text tokens + image tokens + the answer), and grows when a prompt
+would not fit.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from venusctl.actions import Surface, split_answer
+from venusctl.errors import ModelError, UsageError
+from venusctl.model.base import Completion, Message, OnText, SamplingOptions
+from venusctl.model.chat_template import ChatTemplate, Rendered
+from venusctl.model.grammar import GrammarOptions, action_grammar
+from venusctl.model.native import BackendInfo, Context, ContextParams, State, TextModel
+from venusctl.model.native import backend_info as _backend_info
+from venusctl.model.prefix_cache import PrefixCache, Snapshot
+from venusctl.model.sampler import GrammarStats, Sampler
+from venusctl.model.vision import Prompt, Unit, Vision, VisionParams
+
+log = logging.getLogger(__name__)
+
+DEFAULT_IMAGE_MIN_TOKENS = 1024
+"""llama.cpp's advice for Qwen-VL grounding: at least ~1024 image tokens."""
+DEFAULT_IMAGE_MAX_TOKENS = 1280
+"""A 1080x2400 phone or a 1920x1080 desktop lands at ~1,250 tokens (4,096 by default)."""
+STOP = "</action>"
+CONTEXT_STEP = 1024
+DEFAULT_SNAPSHOTS = 2
+ACTION_RESERVE = 200
+"""Tokens kept for the action when the thought has to be closed for the model."""
+
+
+@dataclass
+class LlamaSettings:
+    """How to load and run the local model (the CLI's flags, resolved)."""
+
+    model_path: Path
+    mmproj_path: Path
+    n_ctx: int | None = None  # None: size it from each prompt
+    threads: int | None = None
+    gpu_layers: int = 0
+    image_min_tokens: int | None = DEFAULT_IMAGE_MIN_TOKENS
+    image_max_tokens: int | None = DEFAULT_IMAGE_MAX_TOKENS
+    flash_attn: bool = True
+    grammar: bool = True
+    verbose: bool = False
+    prefix_cache: bool = True
+    snapshots: int = DEFAULT_SNAPSHOTS
+
+
+def backend_info() -> BackendInfo:
+    """Which ggml backends (CPU, CUDA, Metal, …) the installed build has."""
+    return _backend_info()
+
+
+def default_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class LlamaModel:
+    """The `Model` protocol over llama.cpp; one instance per run (it keeps the context)."""
+
+    supports_grammar = True
+
+    def __init__(self, settings: LlamaSettings, surface: Surface | None = None) -> None:
+        self.settings = settings
+        self.surface = surface
+        self.threads = settings.threads or default_threads()
+        self.name = f"llama.cpp:{settings.model_path.name}"
+        if settings.verbose:
+            logging.getLogger("venusctl.llama").setLevel(logging.DEBUG)
+        _check_budget(settings)
+        self.text = TextModel(settings.model_path, settings.gpu_layers)
+        try:
+            self.vision = Vision(settings.mmproj_path, self.text, VisionParams(
+                threads=self.threads, flash_attn=settings.flash_attn,
+                use_gpu=settings.gpu_layers != 0, min_tokens=settings.image_min_tokens,
+                max_tokens=settings.image_max_tokens))
+            self.template = ChatTemplate(self._template_source())
+        except BaseException:
+            self.text.close()
+            raise
+        self.context: Context | None = None
+        self.cache: PrefixCache[State] = PrefixCache(
+            settings.snapshots if settings.prefix_cache else 0)
+        self.last_grammar: GrammarStats | None = None
+        self._grammars: dict[tuple[Surface, bool, bool], str] = {}
+        self._calls = 0
+
+    def _template_source(self) -> str:
+        source = self.text.chat_template()
+        if not source:
+            raise ModelError(f"{self.settings.model_path.name} has no embedded chat template")
+        return source
+
+    # ----------------------------------------------------------------- the seam
+    def complete(
+        self, messages: list[Message], options: SamplingOptions, on_text: OnText | None = None
+    ) -> Completion:
+        started = time.perf_counter()
+        rendered = self.template.render(messages, self.vision.marker, options.thinking)
+        prompt = self.vision.tokenize(rendered.text, rendered.images)
+        try:
+            context = self._context_for(prompt.n_tokens + options.max_tokens)
+            reused, n_past = self._prefill(context, prompt)
+            prefilled = time.perf_counter()
+            raw, generated = self._decode(context, prompt, n_past, options, rendered, on_text)
+        finally:
+            prompt.close()
+        finished = time.perf_counter()
+        return self._completion(raw, rendered, prompt, reused, generated,
+                                (started, prefilled, finished))
+
+    def close(self) -> None:
+        self.cache.clear()
+        if self.context is not None:
+            self.context.close()
+            self.context = None
+        self.vision.close()
+        self.text.close()
+
+    # ------------------------------------------------------------------ context
+    def _context_for(self, needed: int) -> Context:
+        """A context with room for `needed` cells, created or grown on demand."""
+        fixed = self.settings.n_ctx
+        if fixed is not None and needed > fixed:
+            raise ModelError(
+                f"the prompt needs {needed} context tokens (text + image tokens + max tokens) "
+                f"but --n-ctx is {fixed}; raise --n-ctx or lower --image-max-tokens/--max-tokens")
+        if self.context is not None and self.context.n_ctx >= needed:
+            return self.context
+        size = fixed or _round_up(int(needed * 1.25), CONTEXT_STEP)
+        limit = self.text.n_ctx_train
+        if fixed is None and limit > 0:
+            if needed > limit:
+                raise ModelError(f"the prompt needs {needed} tokens, more than the model's "
+                                 f"trained context of {limit}")
+            size = min(size, limit)
+        if self.context is not None:
+            log.debug("growing the context from %d to %d tokens", self.context.n_ctx, size)
+            self.context.close()
+            self.context = None
+        self.context = Context(self.text, ContextParams(size, self.threads,
+                                                        self.settings.flash_attn))
+        return self.context
+
+    # ------------------------------------------------------------------ prefill
+    def _prefill(self, context: Context, prompt: Prompt) -> tuple[int, int]:
+        """Restore the best snapshot, evaluate the rest; returns (reused cells, n_past)."""
+        units = prompt.units
+        keep = _snapshot_points(units)
+        found = self.cache.deepest([u.key for u in units], limit=len(units) - 1)
+        if found is None:
+            context.clear()
+            start, n_past, reused = 0, 0, 0
+        else:
+            index, snapshot = found
+            context.restore(snapshot.state)
+            start, n_past, reused = index + 1, snapshot.n_past, snapshot.n_tokens
+        filled = reused
+        for index in range(start, len(units)):
+            unit = units[index]
+            last = index == len(units) - 1
+            if unit.image >= 0:
+                n_past = self.vision.eval_image(context, prompt, unit, n_past, last)
+            else:
+                context.decode(unit.tokens, n_past, logits_last=last)
+                n_past += unit.n_pos
+            filled += unit.n_tokens
+            if index in keep and unit.key not in self.cache:
+                self.cache.put(unit.key, Snapshot(context.save(), n_past, filled))
+        return reused, n_past
+
+    # ------------------------------------------------------------------- decode
+    def _decode(self, context: Context, prompt: Prompt, n_past: int, options: SamplingOptions,
+                rendered: Rendered, on_text: OnText | None) -> tuple[str, int]:
+        grammar = options.grammar or self._navigation_grammar(options, rendered)
+        self._calls += 1
+        seed = options.seed if options.seed is not None else 0x5EED + self._calls
+        sampler = Sampler(self.text, options, grammar, seed)
+        closing = _ThoughtBudget(self.text, options, rendered, active=grammar is not None)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+        text = ""
+        generated = 0
+        try:
+            for _ in range(options.max_tokens):
+                token = closing.forced(generated, text, sampler)
+                if token is None:
+                    token = sampler.sample(context.logits())
+                    if self.text.is_eog(token):
+                        break
+                sampler.accept(token)
+                generated += 1
+                piece = decoder.decode(self.text.piece(token))
+                text += piece
+                if on_text is not None and piece:
+                    on_text(piece)
+                if _finished(text, sampler, self.text.eos):
+                    break
+                if prompt.n_tokens + generated >= context.n_ctx:
+                    raise ModelError(f"the answer ran out of context ({context.n_ctx} tokens)")
+                context.decode([token], n_past, logits_last=True)
+                n_past += 1
+        finally:
+            self.last_grammar = sampler.stats if sampler.grammar is not None else None
+            sampler.close()
+        text += decoder.decode(b"", final=True)
+        if sampler.grammar is None and STOP in text:
+            text = text[: text.index(STOP) + len(STOP)]
+        return text, generated
+
+    def _navigation_grammar(self, options: SamplingOptions, rendered: Rendered) -> str | None:
+        """The action grammar, on by default when the model answers for a surface."""
+        if not self.settings.grammar or self.surface is None:
+            return None
+        key = (self.surface, options.thinking, rendered.think_opened)
+        if key not in self._grammars:
+            self._grammars[key] = action_grammar(self.surface, GrammarOptions(
+                thinking=options.thinking, think_opened=rendered.think_opened))
+        return self._grammars[key]
+
+    def _completion(self, raw: str, rendered: Rendered, prompt: Prompt, reused: int,
+                    generated: int, marks: tuple[float, float, float]) -> Completion:
+        started, prefilled, finished = marks
+        text = raw
+        if rendered.think_opened and "<think>" not in raw:
+            text = "<think>" + raw  # the template opened the thought inside the prompt
+        reasoning = None
+        if "</think>" in text:
+            thought, body = split_answer(text)
+            reasoning = thought or None
+            text = f"<think>{thought}</think>\n{body.strip()}"
+        return Completion(
+            text=text, reasoning=reasoning, prompt_tokens=prompt.n_tokens,
+            completion_tokens=generated, reused_tokens=reused,
+            image_tokens=prompt.image_tokens, prefill_s=prefilled - started,
+            decode_s=finished - prefilled, total_s=finished - started)
+
+
+class _ThoughtBudget:
+    """Closes a thought that would leave no room for the action.
+
+    With the grammar on, an answer must end in a valid action; if the thought is
+    still open when only `reserve` tokens of `max_tokens` remain, `</think>` is
+    written for the model (budget forcing) and the grammar takes it from there.
+    """
+
+    def __init__(self, model: TextModel, options: SamplingOptions, rendered: Rendered,
+                 active: bool) -> None:
+        self.active = active and options.thinking
+        self.limit = options.max_tokens - min(ACTION_RESERVE, options.max_tokens // 4)
+        self.opened = rendered.think_opened
+        self.queue: list[int] = []
+        self.model = model
+        self.done = False
+
+    def forced(self, generated: int, text: str, sampler: Sampler) -> int | None:
+        if self.queue:
+            return self.queue.pop(0)
+        if not self.active or self.done or generated < self.limit:
+            return None
+        self.done = True
+        if "</think>" in text or not (self.opened or "<think>" in text):
+            return None
+        tokens = self.model.tokenize("\n</think>\n", special=True)
+        if not tokens or not sampler.allows(tokens[0]):
+            return None
+        self.queue = tokens[1:]
+        return tokens[0]
+
+
+def _finished(text: str, sampler: Sampler, eos: int) -> bool:
+    """The answer is complete: `</action>` written (and, under a grammar, at its end:
+    a string in the action may itself contain that text)."""
+    if sampler.grammar is None:
+        return STOP in text
+    return text.endswith(STOP) and sampler.allows(eos)
+
+
+def _snapshot_points(units: list[Unit]) -> set[int]:
+    """Where the next request will most likely resume.
+
+    Before the last message: the next step's prompt keeps everything earlier (the
+    current user message changes: its image is dropped or relabelled, feedback
+    or a retry note is added). After an image that opens the last message: a new
+    question about the same screenshot (grounding) resumes there.
+    """
+    starts = [i for i, unit in enumerate(units) if unit.message_start]
+    if starts and starts[-1] == len(units) - 1:
+        starts.pop()  # the generation prompt, not a message
+    points: set[int] = set()
+    if not starts:
+        return points
+    last = starts[-1]
+    if last > 0:
+        points.add(last - 1)
+    for index in range(last + 1, min(last + 3, len(units) - 1)):
+        if units[index].image >= 0:
+            points.add(index)
+            break
+    return points
+
+
+def _check_budget(settings: LlamaSettings) -> None:
+    fixed = settings.n_ctx
+    images = settings.image_max_tokens or 4096
+    if fixed is not None and fixed < images + 256:
+        raise ModelError(
+            f"--n-ctx {fixed} is too small for the image budget of up to {images} tokens; "
+            f"use at least {images + 256} plus room for the text and the answer")
+    low, high = settings.image_min_tokens, settings.image_max_tokens
+    if low is not None and high is not None and low > high:
+        raise UsageError(f"--image-min-tokens {low} is above --image-max-tokens {high}")
+
+
+def _round_up(value: int, step: int) -> int:
+    return max(step, -(-value // step) * step)
