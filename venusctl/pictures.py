@@ -298,14 +298,17 @@ def annotated_step(
     return draw_action(image, marks) if marks else image.convert("RGB")
 
 
-def fit(image: Image.Image, max_width: int, max_height: int | None = None) -> Image.Image:
-    """Shrink to fit (never enlarge), keeping the aspect ratio."""
+def fit(
+    image: Image.Image, max_width: int, max_height: int | None = None,
+    resample: Image.Resampling = Image.Resampling.LANCZOS,
+) -> Image.Image:
+    """Shrink to fit (never enlarge), keeping the aspect ratio (BILINEAR is faster)."""
     scale = min(1.0, max_width / image.width,
                 (max_height / image.height) if max_height else 1.0)
     if scale >= 1.0:
         return image
     size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-    return image.resize(size, Image.Resampling.LANCZOS)
+    return image.resize(size, resample, reducing_gap=2.0)
 
 
 def caption(image: Image.Image, text: str, height: int | None = None) -> Image.Image:

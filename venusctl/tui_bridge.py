@@ -202,7 +202,8 @@ class LiveBridge(RunObserver, StepGate):
         data = record.as_dict()
         picture = None
         if record.screen is not None:
-            small = pictures.fit(record.screen.image, PICTURE_WIDTH)
+            small = pictures.fit(record.screen.image, PICTURE_WIDTH,
+                                 resample=Image.Resampling.BILINEAR)
             picture = pictures.annotated_step(small, data, self.surface)
         self.post(StepDone(data, picture))
 
