@@ -1,0 +1,64 @@
+"""What the safety guard costs per action, and what loading a policy costs per run.
+
+    .venv/bin/python benchmarks/safety_guard.py [-n 20]
+
+Over the labelled corpus (tests/corpus/safety): the median time of one
+`PolicyGuard.check` for the default and the strict policy, the median time to load
+and compile each policy, and the median time to blur a password field into a
+1280x800 JPEG screenshot (what the secret wrapper adds when a page shows one).
+Medians in milliseconds over N repetitions; ratios against the default policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PIL import Image
+
+from tests.support.safety_corpus import load_cases
+from venusctl.pictures import blur_boxes, encode
+from venusctl.safety.policy import load_policy
+from venusctl.safety.policy_guard import PolicyGuard
+
+
+def median_ms(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=20, help="repetitions (default 20)")
+    args = parser.parse_args()
+    cases = load_cases()
+    results = {}
+    for name in ("default", "strict"):
+        policy = load_policy(name)
+        load = median_ms(lambda name=name: load_policy(name), args.n)
+        per_case = [median_ms(lambda c=c, p=policy: PolicyGuard(p).check(c.request), args.n)
+                    for c in cases]
+        results[name] = (load, statistics.median(per_case), max(per_case))
+    base = results["default"][1]
+    print(f"{len(cases)} corpus situations, {args.n} repetitions each")
+    for name, (load, check, worst) in results.items():
+        print(f"{name:<8} load+compile {load:6.1f} ms   check median {check:6.3f} ms "
+              f"(worst case {worst:.3f} ms, x{check / base:.2f} of default)")
+    shot = Image.effect_noise((1280, 800), 60).convert("RGB")
+    blur = median_ms(lambda: encode(blur_boxes(shot, [(100, 300, 400, 40)]), "jpeg"), args.n)
+    plain = median_ms(lambda: encode(shot, "jpeg"), args.n)
+    print(f"blur one field + JPEG re-encode {blur:.1f} ms (JPEG encode alone {plain:.1f} ms, "
+          f"x{blur / plain:.2f})")
+
+
+if __name__ == "__main__":
+    main()
