@@ -153,6 +153,13 @@ class WebOptions:
     profile: Path | None = None
     image_format: str = "jpeg"
     jpeg_quality: int = 80
+    connect: str | None = None  # a Playwright browser server's ws:// endpoint
+    cdp_url: str | None = None  # a Chromium DevTools endpoint (http://host:9222 or ws://…)
+
+    @property
+    def remote(self) -> str | None:
+        """The endpoint of a browser someone else runs, if any."""
+        return self.connect or self.cdp_url
 
 
 def find_browser(explicit: str | None, bundled: str | None) -> str | None:
@@ -203,8 +210,12 @@ class WebDriver:
         self._closed = False
         self._notice: str | None = None
         try:
-            executable = find_browser(options.browser_path, self._pw.chromium.executable_path)
-            self.context = self._launch(executable)
+            if options.remote:
+                self.context = self._connect()
+            else:
+                executable = find_browser(options.browser_path,
+                                          self._pw.chromium.executable_path)
+                self.context = self._launch(executable)
         except (UsageError, DeviceError):
             self._pw_manager.__exit__(None, None, None)
             raise
@@ -228,6 +239,27 @@ class WebDriver:
                 str(self.options.profile), viewport=viewport, **common
             )
         self._browser = self._pw.chromium.launch(**common)
+        return self._browser.new_context(viewport=viewport)
+
+    def _connect(self) -> Any:
+        """A fresh context in a browser that runs elsewhere (a Playwright browser server,
+        or any Chromium with a DevTools port); closing it leaves that browser running."""
+        options = self.options
+        if options.connect and options.cdp_url:
+            raise UsageError("give a browser server or a CDP endpoint, not both")
+        if options.profile is not None:
+            raise UsageError("--profile needs a local browser; a remote one keeps its own")
+        chromium = self._pw.chromium
+        try:
+            if options.connect:
+                self._browser = chromium.connect(options.connect, timeout=NAV_TIMEOUT_MS)
+            else:
+                self._browser = chromium.connect_over_cdp(options.cdp_url or "",
+                                                          timeout=NAV_TIMEOUT_MS)
+        except Exception as exc:
+            raise DeviceError(f"could not connect to the browser at {options.remote}: "
+                              f"{_first_line(exc)}") from None
+        viewport = {"width": options.viewport.width, "height": options.viewport.height}
         return self._browser.new_context(viewport=viewport)
 
     # ---------------------------------------------------------------- observing

@@ -9,11 +9,15 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from venusctl.actions import Surface
 from venusctl.drivers.base import Driver
 from venusctl.errors import UsageError
 from venusctl.grid import ScreenSize
+
+if TYPE_CHECKING:
+    from venusctl.drivers.android_adb import AdbAddress
 
 DRIVERS = {"web": Surface.BROWSER, "desktop": Surface.DESKTOP, "android": Surface.MOBILE}
 
@@ -31,6 +35,9 @@ class DriverOptions:
     image_format: str = "jpeg"
     device: str | None = None
     monitor: int | None = None
+    browser_server: str | None = None  # web: a Playwright browser server (ws://…) to connect to
+    cdp_url: str | None = None  # web: a Chromium DevTools endpoint (http://host:9222) instead
+    adb_server: str | None = None  # android: HOST:PORT of the adb server (default: adb's own)
 
 
 def parse_viewport(text: str) -> ScreenSize:
@@ -93,13 +100,16 @@ def open_driver(options: DriverOptions) -> Driver:
                 browser_path=options.browser_path,
                 profile=options.profile,
                 image_format=options.image_format,
+                connect=options.browser_server,
+                cdp_url=options.cdp_url,
             )
         )
     if name == "android":
         from venusctl.drivers.android import AndroidDriver, AndroidOptions
 
         return AndroidDriver(AndroidOptions(device=options.device,
-                                            image_format=options.image_format))
+                                            image_format=options.image_format,
+                                            address=_adb_address(options.adb_server)))
     if name == "desktop":
         from venusctl.drivers.desktop import DesktopDriver, DesktopOptions
 
@@ -108,3 +118,15 @@ def open_driver(options: DriverOptions) -> Driver:
         return DesktopDriver(DesktopOptions(monitor=options.monitor,
                                             image_format=options.image_format))
     raise UsageError(f"the {name} driver is not available yet in this version of venusctl")
+
+
+def _adb_address(text: str | None) -> AdbAddress | None:
+    """`HOST:PORT` of an adb server as the android driver takes it (None: adb's default)."""
+    if not text:
+        return None
+    from venusctl.drivers.android_adb import AdbAddress
+
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"the adb server must be HOST:PORT, not '{text}'")
+    return AdbAddress(host.strip("[]"), int(port))

@@ -33,9 +33,23 @@ app = typer.Typer(
 
 
 def _register() -> None:
-    from venusctl.cli import devices, doctor, ground, model, policy, report, run, runs, secret
+    from venusctl.cli import (
+        batch,
+        devices,
+        doctor,
+        ground,
+        model,
+        policy,
+        report,
+        run,
+        runs,
+        secret,
+    )
+    from venusctl.cli import eval as eval_commands
 
     run.register(app)
+    batch.register(app)
+    eval_commands.register(app)
     ground.register(app)
     model.register(app)
     runs.register(app)

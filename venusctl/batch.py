@@ -1,0 +1,255 @@
+"""`venusctl batch`: many tasks, several surfaces at once, results a script can read.
+
+The orchestrator only: it reads the task file, starts the file's environments,
+checks every task before the first runs, builds the pool of surfaces, and hands
+tasks to worker threads (each task waits only for a slot that can run it). Each
+task is one `run_task` (see `venusctl.batch_task`); results are appended as tasks
+end (`venusctl.results`); progress and the final table are `venusctl.batch_display`.
+
+Exit code: 0 only when every task passed (its run ended with the expected code and
+every check held), 130 when interrupted, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from venusctl.batch_display import BatchDisplay
+from venusctl.batch_task import Shared, run_one
+from venusctl.environments import environments
+from venusctl.errors import ExitCode, UsageError
+from venusctl.model_pool import ModelSource
+from venusctl.pool import PoolOptions, Slot, SlotPool, build_slots
+from venusctl.record import new_run_id
+from venusctl.results import (
+    ResultsWriter,
+    Summary,
+    TaskResult,
+    read_results,
+    summarise,
+)
+from venusctl.safety.setup import (
+    SafetyOptions,
+    approved_categories,
+    make_policy_guard,
+    read_safety_config,
+    resolve_policy,
+)
+from venusctl.session import ModelOptions
+from venusctl.taskfile import TaskFile, TaskSpec, read_task_file, resolve_tasks
+
+OnResult = Callable[[TaskResult], None]
+
+
+@dataclass
+class BatchOptions:
+    file: Path
+    runs_dir: Path
+    concurrency: int = 1
+    retry: int = 0
+    continue_on_error: bool = False
+    resume: Path | None = None
+    out: Path | None = None
+    pool: PoolOptions = field(default_factory=PoolOptions)
+    model: ModelOptions = field(default_factory=ModelOptions)
+    servers: tuple[str, ...] = ()
+    assume_yes: bool = False
+
+
+@dataclass
+class BatchReport:
+    name: str
+    results: list[TaskResult]
+    summary: Summary
+    out: Path
+    interrupted: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        if self.interrupted:
+            return int(ExitCode.INTERRUPTED)
+        ok = self.results and all(r.passed for r in self.results)
+        return int(ExitCode.FINISHED if ok else ExitCode.FAILED)
+
+
+def run_batch(options: BatchOptions, display: BatchDisplay | None = None,
+              on_result: OnResult | None = None) -> BatchReport:
+    """Run every task of the file; return when all have ended (or the batch stopped)."""
+    if options.concurrency < 1 or options.retry < 0:
+        raise UsageError("--concurrency must be at least 1 and --retry at least 0")
+    display = display or BatchDisplay()
+    raw = read_task_file(options.file)
+    carried = read_results(options.resume) if options.resume else {}
+    batch_id = "batch-" + new_run_id(raw.name)
+    out = options.out or options.runs_dir / "batches" / f"{batch_id}.jsonl"
+    cwd = options.file.resolve().parent
+    with environments(raw.environments, cwd, out.parent / f"{batch_id}-env") as exported, \
+            _exported(exported):
+        tasks = resolve_tasks(raw, {**os.environ, **exported})
+        models = ModelSource(options.model, options.servers)
+        try:
+            return _run(tasks, options, display, on_result, carried, out, models,
+                        Shared(options.runs_dir, models, cwd, variables=dict(exported),
+                               retry=options.retry, assume_yes=options.assume_yes,
+                               batch_id=batch_id, observers=display.observers))
+        finally:
+            models.close()
+
+
+def _run(tasks: TaskFile, options: BatchOptions, display: BatchDisplay,
+         on_result: OnResult | None, carried: Mapping[str, TaskResult], out: Path,
+         models: ModelSource, shared: Shared) -> BatchReport:
+    kept = [replace(carried[t.id], resumed=True) for t in tasks.tasks
+            if t.id in carried and carried[t.id].passed]
+    todo = [t for t in tasks.tasks if t.id not in {r.id for r in kept}]
+    check_tasks(todo, models, options.assume_yes)
+    pool_options = replace(options.pool, concurrency=options.concurrency)
+    pool = SlotPool(build_slots(tuple(todo), pool_options))
+    writer = ResultsWriter(out, kept)
+    started = time.monotonic()
+    collected: dict[str, TaskResult] = {r.id: r for r in kept}
+
+    def finish(result: TaskResult) -> None:
+        collected[result.id] = result
+        writer.write(result)
+        display.task_finished(result)
+        if on_result is not None:
+            on_result(result)
+
+    shared.started = display.task_started
+    display.begin(len(tasks.tasks), len(kept))
+    try:
+        interrupted = _schedule(todo, pool, shared, options, finish)
+    finally:
+        display.close()
+    results = [collected[t.id] for t in tasks.tasks if t.id in collected]
+    return BatchReport(tasks.name, results, summarise(results, time.monotonic() - started),
+                       out, interrupted)
+
+
+def check_tasks(tasks: list[TaskSpec], models: ModelSource, assume_yes: bool) -> None:
+    """Everything that can be wrong with a task before anything runs: its policy, its
+    pre-approved categories, `confirm: never` without `--yes`, its answers file."""
+    config = read_safety_config()
+    for spec in tasks:
+        where = f"task '{spec.id}'"
+        options = SafetyOptions(spec.policy, spec.allow_domains, spec.allow_apps,
+                                spec.allow_categories, config=config)
+        try:
+            policy = resolve_policy(options)
+            make_policy_guard(policy, spec.confirm, assume_yes)
+            approved_categories(policy, options)
+        except UsageError as exc:
+            text = str(exc).replace("add --yes", "pass --yes to venusctl batch")
+            raise UsageError(f"{where}: {text}") from None
+        if models.uses_answers(spec) and spec.answers and not spec.answers.is_file():
+            raise UsageError(f"{where}: answers file not found: {spec.answers}")
+
+
+# ------------------------------------------------------------------ scheduling
+
+
+class _Queue:
+    """Pending tasks; `take` gives the first one a free slot can run."""
+
+    def __init__(self, tasks: list[TaskSpec], pool: SlotPool) -> None:
+        self.pending = list(tasks)
+        self.pool = pool
+        self.halted = False
+        self._cond = threading.Condition()
+
+    def take(self) -> tuple[TaskSpec, Slot] | None:
+        with self._cond:
+            while not self.halted and self.pending:
+                for spec in self.pending:
+                    slot = self.pool.try_take(spec)
+                    if slot is not None:
+                        self.pending.remove(spec)
+                        return spec, slot
+                self._cond.wait(0.5)
+            return None
+
+    def done(self, slot: Slot) -> None:
+        self.pool.give_back(slot)
+        with self._cond:
+            self._cond.notify_all()
+
+    def halt(self) -> list[TaskSpec]:
+        with self._cond:
+            self.halted = True
+            left, self.pending = self.pending, []
+            self._cond.notify_all()
+            return left
+
+
+def _schedule(todo: list[TaskSpec], pool: SlotPool, shared: Shared, options: BatchOptions,
+              finish: OnResult) -> bool:
+    """Run the tasks on worker threads; True when interrupted."""
+    runnable = [t for t in todo if pool.can_run(t)]
+    for spec in todo:
+        if spec not in runnable:
+            finish(_no_surface(spec))
+    queue = _Queue(runnable, pool)
+    failed = threading.Event()
+
+    def worker() -> None:
+        while (taken := queue.take()) is not None:
+            spec, slot = taken
+            try:
+                result = run_one(spec, slot, shared)
+            finally:
+                queue.done(slot)
+            finish(result)
+            if not result.passed and not options.continue_on_error and not shared.stop.is_set():
+                failed.set()
+                for left in queue.halt():
+                    finish(TaskResult.skipped(left.id, left.task, left.driver,
+                                              f"not run: task '{spec.id}' failed "
+                                              "(--continue-on-error runs every task)"))
+
+    count = max(1, min(options.concurrency, len(pool.slots), len(runnable)))
+    threads = [threading.Thread(target=worker, name=f"batch-{i + 1}", daemon=True)
+               for i in range(count)]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)
+    except KeyboardInterrupt:
+        shared.stop.set()
+        queue.halt()
+        for thread in threads:
+            thread.join()
+        return True
+    return False
+
+
+def _no_surface(spec: TaskSpec) -> TaskResult:
+    what = {"android": "no phone", "web": "no browser", "desktop": "no desktop"}[spec.driver]
+    pinned = f" {spec.device}" if spec.device else ""
+    return TaskResult(spec.id, spec.task, spec.driver, None, False, "device_error",
+                      int(ExitCode.UNAVAILABLE),
+                      error=f"{what}{pinned} is available for this task (see --phone)")
+
+
+@contextmanager
+def _exported(variables: Mapping[str, str]) -> Iterator[None]:
+    """Put the environments' variables into this process's environment for the
+    batch (drivers read DISPLAY and the adb server from it); restore it afterwards."""
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -1,0 +1,264 @@
+"""One task of a batch on one slot: setup, the run, the checks, retries.
+
+The run itself is `venusctl.session.run_task` with one `RunRequest`, exactly as
+`venusctl do` makes it, so a batch task leaves the same record a person's run
+does. Around it: the task's shell setup, its own driver (kept open past the run so
+the checks see what the agent left), the app it asks for, and the checks.
+Nobody is at a terminal: confirmations and questions fail closed (exit 3).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from venusctl.actions import LaunchApp
+from venusctl.agent import AgentSettings, RunObserver, StepGate
+from venusctl.checks import CheckContext, run_checks
+from venusctl.drivers.base import Driver, DriverWrapper
+from venusctl.errors import ExitCode, VenusError
+from venusctl.model.base import SamplingOptions
+from venusctl.model_pool import ModelSource, SpreadModel
+from venusctl.pool import Slot
+from venusctl.record import Outcome, RunInfo, StepRecord
+from venusctl.results import Attempt, TaskResult
+from venusctl.safety.confirm import NonInteractiveConfirmer
+from venusctl.safety.setup import SafetyOptions
+from venusctl.surfaces import open_driver, surface_of
+from venusctl.taskfile import TaskSpec
+
+SETUP_TIMEOUT_S = 300.0
+APP_APPEAR_S = 15.0
+
+
+@dataclass
+class Shared:
+    """What every task of a batch shares."""
+
+    runs_dir: Path
+    models: ModelSource
+    cwd: Path
+    stop: threading.Event = field(default_factory=threading.Event)
+    variables: dict[str, str] = field(default_factory=dict)
+    retry: int = 0
+    assume_yes: bool = False
+    batch_id: str = ""
+    observers: Callable[[TaskSpec], list[RunObserver]] | None = None  # progress per task
+    started: Callable[[TaskSpec, str, int], None] | None = None  # (task, slot, attempt)
+
+
+class _Borrowed(DriverWrapper):
+    """The task's driver as `run_task` sees it: closing is left to the task."""
+
+    def close(self) -> None:
+        return None
+
+
+class StopGate(StepGate):
+    """Ends a run before its next step once the batch is told to stop (Ctrl-C)."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+
+    def before_step(self, step: int) -> str | None:
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+        return None
+
+
+class _RunCapture(RunObserver):
+    """Learns the run's id and folder, to link them from the results."""
+
+    def __init__(self) -> None:
+        self.info: RunInfo | None = None
+        self.steps = 0
+
+    def run_started(self, info: RunInfo) -> None:
+        self.info = info
+
+    def step_finished(self, record: StepRecord) -> None:
+        self.steps = record.step
+
+
+def run_one(spec: TaskSpec, slot: Slot, shared: Shared) -> TaskResult:
+    """Run a task until it passes or its retries are used up."""
+    attempts: list[Attempt] = []
+    for number in range(1, shared.retry + 2):
+        if shared.started is not None:
+            shared.started(spec, slot.label, number)
+        attempt = run_attempt(spec, slot, shared, number)
+        attempts.append(attempt)
+        if attempt.passed or shared.stop.is_set() or attempt.status in ("interrupted", "error"):
+            break
+    return TaskResult.from_attempts(spec.id, spec.task, spec.driver, slot.label, attempts)
+
+
+def run_attempt(spec: TaskSpec, slot: Slot, shared: Shared, number: int) -> Attempt:
+    started = time.monotonic()
+    env = task_env(spec, slot, shared)
+    try:
+        run_shell(spec.setup.shell, env, shared.cwd)
+        attempt = _on_surface(spec, slot, shared, env, number)
+    except VenusError as exc:
+        attempt = Attempt(number, _status(exc), int(exc.exit_code), False, error=str(exc))
+    attempt.seconds = round(time.monotonic() - started, 3)
+    return attempt
+
+
+def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
+                number: int) -> Attempt:
+    driver = open_driver(slot.options_for(spec))
+    app: subprocess.Popen[bytes] | None = None
+    try:
+        app = launch_app(spec, driver, env)
+        capture = _RunCapture()
+        model = shared.models.for_task(spec, surface_of(spec.driver))
+        servers = model.used if isinstance(model, SpreadModel) else None
+        outcome = _run(spec, shared, driver, model, capture, number, slot)
+        run_env = {**env, **_outcome_env(outcome, capture, driver)}
+        checks = run_checks(spec.checks, CheckContext(driver, outcome.message, run_env,
+                                                      shared.cwd))
+    finally:
+        _close(driver, app)
+    passed = int(outcome.exit_code) == spec.expect_exit and all(c.passed for c in checks)
+    info = capture.info
+    return Attempt(
+        number, outcome.status, int(outcome.exit_code), passed, outcome.message,
+        outcome.steps, run_id=info.run_id if info else None,
+        run_dir=str(info.run_dir) if info else None, checks=[c.as_dict() for c in checks],
+        error=None if int(outcome.exit_code) == 0 else outcome.message,
+        servers=dict(servers or {}))
+
+
+def _run(spec: TaskSpec, shared: Shared, driver: Driver, model: Any, capture: _RunCapture,
+         number: int, slot: Slot) -> Outcome:
+    from venusctl.session import RunRequest, run_task
+
+    sampling = SamplingOptions()
+    if spec.temperature is not None:
+        sampling = SamplingOptions(temperature=spec.temperature,
+                                   max_tokens=spec.max_tokens or sampling.max_tokens)
+    elif spec.max_tokens is not None:
+        sampling = SamplingOptions(max_tokens=spec.max_tokens)
+    settings = AgentSettings(max_steps=spec.max_steps, timeout_s=spec.timeout_s,
+                             sampling=sampling)
+    if spec.settle_cap_s is not None:
+        settings.settle_cap_s = spec.settle_cap_s
+    request = RunRequest(
+        task=spec.task, driver=slot.options_for(spec), settings=settings,
+        confirm=spec.confirm, assume_yes=shared.assume_yes, runs_dir=shared.runs_dir,
+        output="quiet",
+        safety=SafetyOptions(policy=spec.policy, allow_domains=spec.allow_domains,
+                             allow_apps=spec.allow_apps,
+                             allow_categories=spec.allow_categories),
+        extra_settings={"batch": shared.batch_id, "task_id": spec.id, "attempt": number,
+                        "slot": slot.label},
+    )
+    observers = [capture, *(shared.observers(spec) if shared.observers else [])]
+    return run_task(request, confirmer=NonInteractiveConfirmer(), observers=observers,
+                    driver=_Borrowed(driver), model=model, gate=StopGate(shared.stop))
+
+
+# ------------------------------------------------------------------ set-up
+
+
+def task_env(spec: TaskSpec, slot: Slot, shared: Shared) -> dict[str, str]:
+    """The environment of the task's shell commands and checks."""
+    env = {**os.environ, **shared.variables, "VENUSCTL_TASK_ID": spec.id,
+           "VENUSCTL_SLOT": slot.label}
+    if slot.serial:
+        env["ANDROID_SERIAL"] = slot.serial
+    if slot.server is not None:
+        env["ANDROID_ADB_SERVER_HOST"] = slot.server.host
+        env["ANDROID_ADB_SERVER_PORT"] = str(slot.server.port)
+    if spec.url:
+        env["VENUSCTL_START_URL"] = spec.url
+    return {**env, **spec.env}
+
+
+def run_shell(commands: tuple[str, ...], env: dict[str, str], cwd: Path) -> None:
+    """Each set-up command must exit 0; the first that does not stops the task."""
+    for command in commands:
+        try:
+            done = subprocess.run(command, shell=True, cwd=cwd, env=env, capture_output=True,
+                                  text=True, timeout=SETUP_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise SetupFailed(f"set-up command timed out: {command[:80]}") from None
+        if done.returncode != 0:
+            tail = " ".join((done.stdout + done.stderr).split())[-200:]
+            raise SetupFailed(f"set-up command exited {done.returncode}: {command[:80]}"
+                              + (f" ({tail})" if tail else ""))
+
+
+class SetupFailed(VenusError):
+    exit_code = ExitCode.FAILED
+
+
+def launch_app(spec: TaskSpec, driver: Driver, env: dict[str, str]
+               ) -> subprocess.Popen[bytes] | None:
+    """Open the task's app: by its label on a phone, as a program on the desktop."""
+    if not spec.setup.app:
+        return None
+    if spec.driver == "android":
+        driver.perform(LaunchApp(spec.setup.app))
+        driver.settle(3.0)
+        return None
+    before = driver.screenshot().digest()
+    try:
+        process = subprocess.Popen(shlex.split(spec.setup.app), env=env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        raise SetupFailed(f"cannot start {spec.setup.app}: {exc.strerror or exc}") from None
+    deadline = time.monotonic() + APP_APPEAR_S
+    while driver.screenshot().digest() == before and time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SetupFailed(f"{spec.setup.app} exited with code {process.returncode}")
+        time.sleep(0.1)
+    driver.settle(3.0)
+    return process
+
+
+def _outcome_env(outcome: Outcome, capture: _RunCapture, driver: Driver) -> dict[str, str]:
+    env = {"VENUSCTL_STATUS": outcome.status, "VENUSCTL_EXIT_CODE": str(int(outcome.exit_code)),
+           "VENUSCTL_ANSWER": outcome.message}
+    if capture.info is not None:
+        env["VENUSCTL_RUN_ID"] = capture.info.run_id
+        env["VENUSCTL_RUN_DIR"] = str(capture.info.run_dir)
+    try:
+        url = driver.context().url
+    except Exception:  # the surface broke at the end; the checks will say so
+        url = None
+    if url:
+        env["VENUSCTL_URL"] = url
+    return env
+
+
+def _close(driver: Driver, app: subprocess.Popen[bytes] | None) -> None:
+    if app is not None and app.poll() is None:
+        app.terminate()
+        try:
+            app.wait(5)
+        except subprocess.TimeoutExpired:
+            app.kill()
+    driver.close()
+
+
+_STATUSES = {"SetupFailed": "setup_failed", "DeviceError": "device_error",
+             "ModelError": "model_error", "UsageError": "error", "PolicyDenied": "denied",
+             "NeedsUser": "needs_user"}
+
+
+def _status(exc: VenusError) -> str:
+    for cls in type(exc).__mro__:
+        if cls.__name__ in _STATUSES:
+            return _STATUSES[cls.__name__]
+    return "failed"
+

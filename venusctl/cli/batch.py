@@ -1,0 +1,170 @@
+"""`venusctl batch FILE`: run a file of tasks, several at a time, with checks."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from venusctl.cli.common import (
+    BrowserPathOpt,
+    HeadlessOpt,
+    ImageFormatOpt,
+    RunsDirOpt,
+    VerboseOpt,
+    ViewportOpt,
+    runs_dir,
+    setup_logging,
+)
+from venusctl.cli.model_options import (
+    ApiKeyEnvOpt,
+    GpuLayersOpt,
+    ImageMaxOpt,
+    ImageMinOpt,
+    MmprojOpt,
+    ModelOpt,
+    NCtxOpt,
+    NoGrammarOpt,
+    ServerModelOpt,
+    ThreadsOpt,
+    model_options,
+)
+
+if TYPE_CHECKING:
+    from venusctl.batch import BatchReport
+    from venusctl.batch_display import BatchDisplay
+    from venusctl.pool import PoolOptions
+    from venusctl.results import TaskResult
+
+POOL = "Surfaces"
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", "-j", min=1, rich_help_panel=POOL,
+                                             help="Tasks at once (browser contexts; phones "
+                                                  "and the desktop limit their own).")]
+PhoneOpt = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option("--phone", metavar="SERIAL[@HOST:PORT]", rich_help_panel=POOL,
+                 help="A phone for the pool (repeatable); @HOST:PORT alone takes every phone "
+                      "of that adb server (default: every phone of the local one)."),
+]
+BrowserServerOpt = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option("--browser-server", metavar="WS_URL", rich_help_panel=POOL,
+                 help="A Playwright browser server (ws://host:port/…) to open contexts in "
+                      "(repeatable)."),
+]
+CdpOpt = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option("--cdp", metavar="URL", rich_help_panel=POOL,
+                 help="A Chromium DevTools endpoint (http://host:9222) to open contexts in "
+                      "(repeatable)."),
+]
+ServersOpt = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option("--server", rich_help_panel="Model",
+                 help="OpenAI-compatible server (repeatable: requests go to the least busy)."),
+]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Allow tasks with 'confirm: never' "
+                                                         "and agree to download the model.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON result per task on stdout, "
+                                                      "then a summary object.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("batch")(batch_command)
+
+
+def batch_command(
+    file: Annotated[Path, typer.Argument(help="Tasks: YAML, or JSON lines (.jsonl).")],
+    concurrency: ConcurrencyOpt = 1,
+    retry: Annotated[int, typer.Option(min=0, help="Run a failed task up to N more times.")] = 0,
+    continue_on_error: Annotated[bool, typer.Option(
+        help="Keep going after a task fails (default: start no new task).")] = False,
+    resume: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        help="Skip the tasks that passed in this results file.")] = None,
+    out: Annotated[Optional[Path], typer.Option(  # noqa: UP045
+        help="Results file, one JSON line per task (default: under the runs folder).")] = None,
+    phone: PhoneOpt = None,
+    browser_server: BrowserServerOpt = None,
+    cdp: CdpOpt = None,
+    headless: HeadlessOpt = True,
+    viewport: ViewportOpt = "1280x800",
+    browser_path: BrowserPathOpt = None,
+    image_format: ImageFormatOpt = "jpeg",
+    model: ModelOpt = None,
+    mmproj: MmprojOpt = None,
+    n_ctx: NCtxOpt = None,
+    threads: ThreadsOpt = None,
+    gpu_layers: GpuLayersOpt = None,
+    image_min_tokens: ImageMinOpt = None,
+    image_max_tokens: ImageMaxOpt = None,
+    no_grammar: NoGrammarOpt = False,
+    server: ServersOpt = None,
+    server_model: ServerModelOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    yes: YesOpt = False,
+    runs: RunsDirOpt = None,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> int:
+    """Run every task of FILE unattended; exit 0 only when every task passed its check.
+
+    Confirmations cannot be asked: a task that needs one stops with exit code 3
+    unless its policy or allow_categories approve. Results: one JSON line per task
+    (status, exit code, answer, steps, checks, run record).
+
+    Example: venusctl batch tasks.yaml --concurrency 2 --out results.jsonl
+    """
+    from venusctl.batch import BatchOptions, run_batch
+    from venusctl.batch_display import BatchDisplay
+
+    setup_logging(verbose)
+    options = BatchOptions(
+        file=file, runs_dir=runs_dir(runs), concurrency=concurrency, retry=retry,
+        continue_on_error=continue_on_error, resume=resume, out=out,
+        pool=pool_options(phone, browser_server, cdp, headless, viewport, browser_path,
+                          image_format),
+        model=model_options(
+            model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers,
+            image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
+            no_grammar=no_grammar, server_model=server_model, api_key_env=api_key_env,
+            assume_yes=yes),
+        servers=tuple(server or ()), assume_yes=yes,
+    )
+    display = BatchDisplay()
+    report = run_batch(options, display, on_result=_print_json if json_out else None)
+    finish_report(report, display, json_out)
+    return report.exit_code
+
+
+def pool_options(phone: list[str] | None, browser_server: list[str] | None,
+                 cdp: list[str] | None, headless: bool, viewport: str,
+                 browser_path: str | None, image_format: str) -> PoolOptions:
+    from venusctl.pool import PoolOptions
+    from venusctl.surfaces import DriverOptions, parse_viewport
+
+    base = DriverOptions(headless=headless, viewport=parse_viewport(viewport),
+                         browser_path=browser_path, image_format=image_format.lower())
+    return PoolOptions(phones=tuple(phone or ()), browser_servers=tuple(browser_server or ()),
+                       cdp_endpoints=tuple(cdp or ()), base=base)
+
+
+def finish_report(report: BatchReport, display: BatchDisplay, json_out: bool) -> None:
+    """The summary table on stderr, and the summary object on stdout with --json."""
+    from venusctl.batch_display import summary_table
+
+    display.console.print(summary_table(report.results, report.summary, report.name))
+    display.console.print(f"results: {report.out}")
+    if report.interrupted:
+        sys.stderr.write("venusctl: interrupted; --resume the results file to go on\n")
+    if json_out:
+        print(json.dumps({"event": "summary", "name": report.name, "results": str(report.out),
+                          "exit_code": report.exit_code, "interrupted": report.interrupted,
+                          **report.summary.as_dict()}, ensure_ascii=False), flush=True)
+
+
+def _print_json(result: TaskResult) -> None:
+    print(json.dumps({"event": "task", **result.as_dict()}, ensure_ascii=False, default=str),
+          flush=True)
