@@ -14,7 +14,8 @@ from venusctl.drivers.base import Driver
 from venusctl.errors import Aborted, ParseError, PolicyDenied, UsageError
 from venusctl.grid import to_pixels
 from venusctl.safety.confirm import ConfirmRequest, Reply, default_confirmer
-from venusctl.safety.guard import Decision, GuardRequest
+from venusctl.safety.guard import Decision, GuardRequest, target_element
+from venusctl.safety.setup import protected
 from venusctl.session import make_guard
 from venusctl.surfaces import DriverOptions, choose_driver, open_driver, surface_of
 
@@ -28,12 +29,12 @@ def perform_one(
         action = parse_action(text.strip(), surface)
     except ParseError as exc:
         raise UsageError(str(exc)) from None
-    driver = open_driver(options)
+    driver = protected(open_driver(options))  # types {{secret:NAME}}, blurs password fields
     try:
         screen = driver.screenshot()
         placed = to_pixels(action, screen.size, driver.surface)
         pixels = points_of(placed)
-        element = driver.describe(*pixels[0]) if pixels else None
+        element = target_element(driver, pixels)
         verdict = guard.check(GuardRequest(1, action, placed, element, screen.context))
         if verdict.decision is Decision.DENY:
             raise PolicyDenied(f"{describe(action)} is denied by the policy: {verdict.reason}")

@@ -254,6 +254,11 @@ class RunSafety:
         }
 
 
+def protected(driver: Driver, store: SecretStore | None = None) -> Driver:
+    """A driver outside a run (`venusctl act`) with secrets typed and scrubbed all the same."""
+    return SecretDriver(driver, store or SecretStore(), Redactor())
+
+
 def prepare(options: SafetyOptions, confirm: str, assume_yes: bool, surface: Surface,
             task: str, store: SecretStore | None = None) -> RunSafety:
     """Resolve the policy and guard and read the secret names; usage errors come first."""
