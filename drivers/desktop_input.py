@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 Point = tuple[int, int]
 LEFT = "left"
 DRAG_SECONDS = 0.4
-XDOTOOL_DELAY_MS = 2
+XDOTOOL_DELAY_MS = 12  # xdotool's default; 2 ms loses characters in xterm (measured)
 PASTE_SETTLE_S = 0.15
 
 

@@ -19,7 +19,9 @@ from venusctl.actions import (
     CallUser,
     Finished,
     Parsed,
+    Sequence,
     describe,
+    is_terminal,
     normalize_answer,
     parse,
     points_of,
@@ -327,6 +329,7 @@ class Agent:
                 f"The user took over before {describe(parsed.action)} ran, so it was not "
                 "performed. Look at the new screenshot."))
         next_feedback: str | None = None
+        ending = _sequence_end(placed)
         try:
             with clock("act"):
                 result = self.driver.perform(placed)
@@ -336,8 +339,14 @@ class Agent:
         except ActionFailed as exc:
             record.error = str(exc)
             next_feedback = f"The last action failed: {exc}"
+            ending = None
         with clock("settle"):
             self.driver.settle(self.settings.settle_cap_s)
+        if isinstance(ending, (Finished, Answer)):  # a Sequence that ends the run
+            status = "finished" if isinstance(ending, Finished) else "answered"
+            return _StepEnd(outcome=Outcome(status, ExitCode.FINISHED, ending.content))
+        if isinstance(ending, CallUser):
+            return self._call_user(ending, turn, record)
         return _StepEnd(turn=turn, feedback=next_feedback, loop_key=_loop_key(parsed.action))
 
     def _approved(self, verdict: Verdict) -> Verdict:
@@ -411,6 +420,13 @@ class _Clock:
     def __exit__(self, *exc: object) -> None:
         spent = time.perf_counter() - self._start
         self.timings[self._phase] = round(self.timings.get(self._phase, 0.0) + spent, 6)
+
+
+def _sequence_end(action: Action) -> Action | None:
+    """The terminal child (Finished, Answer, CallUser) that closes a Sequence, if any."""
+    if isinstance(action, Sequence) and action.actions and is_terminal(action.actions[-1]):
+        return action.actions[-1]
+    return None
 
 
 def _loop_key(action: Action) -> Any:
