@@ -57,9 +57,9 @@ def test_do_completes_a_multi_step_task_in_the_test_app(tkapp, tmp_path):
     assert info["outcome"]["status"] == "finished" and info["driver"] == "desktop"
     steps = steps_of(run)
     assert [s["action_kind"] for s in steps] == ["Click", "Type", "Sequence", "Finished"]
-    assert steps[0]["pixels"] == [list(tkapp.centre("name"))]
+    (px, py), (x, y) = steps[0]["pixels"][0], tkapp.centre("name")
+    assert abs(px - x) <= 1 and abs(py - y) <= 1  # one grid step is 1.92 px wide
     assert steps[0]["element"]["app"] == CLASS
-    assert steps[0]["context"] == {} or "app" in steps[0]["context"]
     assert steps[3]["context"]["app"] == CLASS  # after the clicks the app has the focus
 
 
