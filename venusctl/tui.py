@@ -44,6 +44,7 @@ from venusctl.tui_bridge import (
 from venusctl.tui_modals import MODAL_CSS, ConfirmScreen, QuestionScreen
 
 THOUGHT_TAIL = 4000
+WORKER_GRACE_S = 10.0
 Runner = Callable[[LiveBridge], Outcome]
 
 
@@ -144,6 +145,10 @@ class LiveApp(App[Outcome | None]):
             self.failure = exc
         finally:
             self.post_message(WorkDone())
+
+    def join_worker(self, timeout: float) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
 
     def post_message_from_agent(self, payload: Any) -> None:
         self.post_message(BridgeEvent(payload))
@@ -349,8 +354,17 @@ def _where(info: RunInfo) -> str:
 
 
 def run_app(app: LiveApp) -> Outcome:
-    """Run the app in this thread; the run's outcome, or the worker's error re-raised."""
-    app.run()
+    """Run the app in this thread; the run's outcome, or the worker's error re-raised.
+
+    A SIGTERM (raised as KeyboardInterrupt by the CLI) aborts the agent and waits a
+    little for it, so the record is closed and the surface released before leaving.
+    """
+    try:
+        app.run()
+    except KeyboardInterrupt:
+        app.control.abort()
+        app.join_worker(WORKER_GRACE_S)
+        raise
     if app.failure is not None:
         raise app.failure
     if app.outcome is not None:
