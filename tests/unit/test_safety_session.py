@@ -89,3 +89,38 @@ def test_a_secret_is_typed_but_never_seen_or_recorded(tmp_path, file_keyring):
     steps = stored.steps()
     assert steps[0]["action"] == "Type(content='{{secret:site_pw}}')"
     assert "[secret:site_pw]" in json.dumps(steps[1]["element"])
+
+
+def test_policy_show_and_check_a_recorded_run(tmp_path, file_keyring, capsys, monkeypatch):
+    from venusctl.cli import run_cli
+
+    link = FakeDriver(element=Element(text="About us", role="link"),
+                      context_value=ScreenContext(url="https://shop.example/"))
+    outcome, _, stored = run(tmp_path, [answer("Click(point=(5, 5))"),
+                                        answer("Finished(content='ok')")], link)
+    assert outcome.exit_code == 0
+    monkeypatch.setenv("VENUSCTL_RUNS_DIR", str(tmp_path / "runs"))
+    assert run_cli(["policy", "check", "last"]) == 0
+    default_check = capsys.readouterr().out
+    assert "0 of 2 actions would be gated" in default_check
+    assert run_cli(["policy", "check", stored.run_id, "--policy", "strict"]) == 0
+    strict_check = capsys.readouterr().out
+    assert "! step   1      allow → confirm  Click(point=(5, 5))" in strict_check
+    assert "1 of 2 actions would be gated (1 confirm, 0 deny)" in strict_check
+    assert run_cli(["policy", "check", "last", "--json"]) == 0
+    line = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert line["verdict"]["decision"] == "allow" and line["recorded"]["decision"] == "allow"
+
+    assert run_cli(["policy", "show", "--policy", "strict", "--allow-domain", "shop.example",
+                    "--allow-category", "payment"]) == 0
+    shown = capsys.readouterr().out
+    assert "policy     strict — strict (shipped)" in shown
+    assert "allowed: shop.example" in shown and "approved   payment" in shown
+    assert "deny    destructive-command [system]" in shown
+    assert run_cli(["policy", "show", "--yaml"]) == 0
+    effective = tmp_path / "effective.yaml"
+    effective.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert run_cli(["policy", "show", "--policy", str(effective)]) == 0
+    assert "policy     default — " in capsys.readouterr().out
+    assert run_cli(["policy", "show", "--policy", "nope.yaml"]) == 2
+    assert "policy file" in capsys.readouterr().err
