@@ -9,7 +9,6 @@ stdout stays free for `--json`.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -130,26 +129,30 @@ def summary_table(results: list[TaskResult], summary: Summary, title: str = "bat
     for name, justify in (("task", "left"), ("result", "left"), ("status", "left"),
                           ("exit", "right"), ("steps", "right"), ("time", "right"),
                           ("tries", "right"), ("checks", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table.add_column(name, justify=justify,  # type: ignore[arg-type]
+                         no_wrap=name != "task", overflow="fold")
     for result in results:
         checks = _checks_cell(result)
         verdict = "[green]passed[/]" if result.passed else (
             "[yellow]skipped[/]" if result.status == "skipped" else "[red]failed[/]")
         if result.resumed:
-            verdict += " (earlier)"
+            verdict += "*"
         table.add_row(escape(result.id), verdict, escape(result.status), str(result.exit_code),
                       str(result.steps), f"{result.seconds:.1f}s",
                       str(max(len(result.attempts), 1)), checks)
     table.caption = (f"{summary.passed}/{summary.total} passed ({summary.rate:.0%}), "
                      f"{summary.failed} failed, {summary.skipped} skipped, "
-                     f"{summary.steps} steps in {summary.seconds:.1f}s")
+                     f"{summary.steps} steps in {summary.seconds:.1f}s"
+                     + (f"; * {summary.resumed} passed before (--resume)"
+                        if summary.resumed else ""))
     return table
 
 
 def _checks_cell(result: TaskResult) -> str:
+    """`2/2`, or `1/2 ✗ url_matches` naming the checks that failed."""
     if not result.checks:
         return "-"
-    marks: list[Any] = []
-    for check in result.checks:
-        marks.append(("✓ " if check.get("passed") else "✗ ") + str(check.get("kind")))
-    return escape(", ".join(marks))
+    failed = [str(c.get("kind")) for c in result.checks if not c.get("passed")]
+    passed = len(result.checks) - len(failed)
+    cell = f"{passed}/{len(result.checks)}"
+    return escape(cell + (" ✗ " + ", ".join(failed) if failed else ""))

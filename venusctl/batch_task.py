@@ -21,7 +21,7 @@ from typing import Any
 
 from venusctl.actions import LaunchApp
 from venusctl.agent import AgentSettings, RunObserver, StepGate
-from venusctl.checks import CheckContext, run_checks
+from venusctl.checks import CheckContext, run_checks, screen_context
 from venusctl.drivers.base import Driver, DriverWrapper
 from venusctl.errors import ExitCode, VenusError
 from venusctl.model.base import SamplingOptions
@@ -129,11 +129,12 @@ def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
         _close(driver, app)
     passed = int(outcome.exit_code) == spec.expect_exit and all(c.passed for c in checks)
     info = capture.info
+    ended_well = int(outcome.exit_code) == 0
     return Attempt(
-        number, outcome.status, int(outcome.exit_code), passed, outcome.message,
-        outcome.steps, run_id=info.run_id if info else None,
+        number, outcome.status, int(outcome.exit_code), passed,
+        outcome.message if ended_well else "", outcome.steps, run_id=info.run_id if info else None,
         run_dir=str(info.run_dir) if info else None, checks=[c.as_dict() for c in checks],
-        error=None if int(outcome.exit_code) == 0 else outcome.message,
+        error=None if ended_well else outcome.message,
         servers=dict(servers or {}))
 
 
@@ -233,7 +234,7 @@ def _outcome_env(outcome: Outcome, capture: _RunCapture, driver: Driver) -> dict
         env["VENUSCTL_RUN_ID"] = capture.info.run_id
         env["VENUSCTL_RUN_DIR"] = str(capture.info.run_dir)
     try:
-        url = driver.context().url
+        url = screen_context(driver).url
     except Exception:  # the surface broke at the end; the checks will say so
         url = None
     if url:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from venusctl.drivers.base import Driver
+from venusctl.drivers.base import Driver, ScreenContext
 from venusctl.errors import VenusError
 from venusctl.taskfile import Check
 
@@ -63,7 +63,7 @@ def run_check(check: Check, context: CheckContext) -> CheckResult:
 def _url_matches(pattern: str, context: CheckContext) -> tuple[bool, str]:
     if context.driver is None:
         return False, "the browser is gone"
-    url = context.driver.context().url or ""
+    url = screen_context(context.driver).url or ""
     return re.search(pattern, url) is not None, f"url {url}"
 
 
@@ -105,6 +105,13 @@ _KINDS = {
     "file_exists": _file_exists,
     "shell": _shell,
 }
+
+
+def screen_context(driver: Driver) -> ScreenContext:
+    """The app or page the surface shows now. (The web driver's `context` attribute is
+    its Playwright context, so its method of that name is reached as `context_info`.)"""
+    reader = getattr(driver, "context_info", None)
+    return reader() if callable(reader) else driver.context()
 
 
 def surface_text(driver: Driver) -> str:
