@@ -1,0 +1,92 @@
+"""describe() through AT-SPI: the accessible element (role, name) under a point in a real
+GTK application, on a private session bus whose accessibility bus GTK itself starts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.tools import require
+from tests.support.xserver import ROOT, XServer, wait_until
+from venusctl.drivers.desktop import DesktopDriver
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+GTK_CHECK = "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"
+
+
+@pytest.fixture
+def session_bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    read, write = os.pipe()
+    daemon = subprocess.Popen(
+        [require("dbus-daemon"), "--session", "--nofork", f"--print-address={write}"],
+        pass_fds=(write,), stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        address = pipe.readline().strip()
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
+    monkeypatch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
+    try:
+        yield address
+    finally:
+        daemon.terminate()
+        daemon.wait(10)
+
+
+@pytest.fixture
+def gtk_window(xserver: XServer, session_bus: str) -> Iterator[None]:
+    checked = subprocess.run([require(SYSTEM_PYTHON), "-c", GTK_CHECK], capture_output=True,
+                             check=False)
+    if checked.returncode != 0:
+        pytest.fail("GTK 3 for the system Python is missing; run scripts/test.sh (it installs "
+                    "python3-gi and gir1.2-gtk-3.0)", pytrace=False)
+    app = subprocess.Popen([SYSTEM_PYTHON, str(ROOT / "tests/support/gtkapp.py")],
+                           env=xserver.env(DBUS_SESSION_BUS_ADDRESS=session_bus),
+                           stderr=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        app.terminate()
+        app.wait(10)
+
+
+def test_describe_reports_the_accessible_widget_under_the_point(xserver, gtk_window):
+    def button():
+        driver = DesktopDriver()  # opens AT-SPI only once GTK has started its bus
+        try:
+            element = driver.describe(350, 150)
+            return element if element and element.role == "push button" else None
+        finally:
+            driver.close()
+
+    element = wait_until(button, timeout=20, what="GTK's button on the accessibility bus")
+    assert element.name == "Delete everything"
+    assert element.clickable is True and element.password is False
+    assert element.extra["window_title"] == "Danger Zone"
+    assert element.extra["source"] == "at-spi"
+    left, top, width, height = element.bounds
+    assert left <= 350 < left + width and top <= 150 < top + height
+    assert 200 <= left and left + width <= 500  # inside the window, in image pixels
+
+    driver = DesktopDriver()
+    try:
+        field = driver.describe(350, 260)
+        assert field is not None and field.role == "password text"
+        assert field.password is True and field.text is None  # never its content
+    finally:
+        driver.close()
+
+
+def test_without_an_accessibility_bus_describe_falls_back_to_the_window(xserver, tkapp,
+                                                                         monkeypatch):
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
+    driver = DesktopDriver()
+    try:
+        assert driver.accessible is None
+        element = driver.describe(*tkapp.centre("alpha"))
+        assert element is not None and element.role == "window"
+    finally:
+        driver.close()
