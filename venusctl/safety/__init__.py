@@ -1,1 +1,18 @@
-"""The runtime gate: decisions about actions that do not depend on the model."""
+"""Safety: the guard every action passes, the people it asks, and the secrets it keeps.
+
+  guard.py          the seam: `Guard.check(GuardRequest) -> Verdict` (allow/confirm/deny)
+  policy.py         YAML policies: reading, `extends`, merging (`policies/*.yaml` shipped)
+  rules.py          one rule's conditions and how they match
+  facts.py          an action, its target and its place reduced to matchable fields
+  text.py           keyword matching across scripts and label shapes
+  detect.py         card numbers, one-time codes, secret placeholders in typed text
+  places.py         domains and apps, allow- and deny-lists
+  policy_guard.py   the guard that applies a policy (deny > confirm > allow)
+  setup.py          flags and config file to policy, guard, prompt notes, run wrappers
+  confirm.py        asking a person: terminal prompt, or fail closed without one
+  crop.py           the marked picture shown before a confirmation
+  secret_driver.py  the driver wrapper that types `{{secret:NAME}}` and blurs fields
+  redact.py         secret values scrubbed from records, streams and logs
+  recheck.py        a recorded run re-evaluated against a policy (`policy check`)
+  show.py           a policy in words or YAML (`policy show`)
+"""
