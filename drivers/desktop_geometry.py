@@ -48,6 +48,10 @@ class Monitor:
                    int(info["height"]), bool(info.get("is_primary", False)),
                    str(name) if name else None)
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "left": self.left, "top": self.top, "width": self.width,
+                "height": self.height, "primary": self.primary, "name": self.name}
+
     def region(self) -> dict[str, int]:
         """The rectangle in the form mss's `grab` takes."""
         return {"left": self.left, "top": self.top, "width": self.width, "height": self.height}

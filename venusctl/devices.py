@@ -113,8 +113,13 @@ def format_inventory(found: Inventory) -> str:
         lines.append("  no display (set DISPLAY)")
     else:
         lines.append(f"  display {desktop.get('display')}")
-        for index, monitor in enumerate(desktop.get("monitors", [])):
-            lines.append(f"  monitor {index}: {monitor}")
+        for m in desktop.get("monitors", []):  # numbered as --monitor takes them
+            flags = " primary" if m.get("primary") else ""
+            name = f" {m['name']}" if m.get("name") else ""
+            lines.append(f"  --monitor {m['index']}: {m['width']}x{m['height']} at "
+                         f"{m['left']},{m['top']}{flags}{name}")
+        if desktop.get("monitors_error"):
+            lines.append(f"  monitors unknown: {desktop['monitors_error']}")
     return "\n".join(lines)
 
 

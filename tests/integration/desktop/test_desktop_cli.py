@@ -124,3 +124,34 @@ def test_held_keys_are_released_when_the_loop_crashes(xserver, tkapp, tmp_path):
     assert outcome.status == "crashed"
     assert driver.input.held_keys == []
     assert input_state(xserver) == (set(), 0)
+
+
+def test_devices_lists_the_monitors_and_screenshot_and_act_use_them(xserver, tkapp, tmp_path):
+    listed = venusctl("devices", "--json")
+    assert listed.returncode == 0, listed.stderr
+    desktop = json.loads(listed.stdout)["desktop"]
+    assert desktop["display"] == xserver.display
+    assert desktop["monitors"] == [{"index": 1, "left": 0, "top": 0, "width": 1920,
+                                    "height": 1080, "primary": False, "name": "screen"}]
+    assert "--monitor 1: 1920x1080 at 0,0" in venusctl("devices").stdout
+
+    shot = tmp_path / "desk.png"
+    taken = venusctl("screenshot", str(shot), "--driver", "desktop", "--monitor", "1")
+    assert taken.returncode == 0, taken.stderr
+    assert shot.read_bytes().startswith(b"\x89PNG") and "1920x1080" in taken.stdout
+
+    acted = venusctl("act", f"Click({box(tkapp, 'beta')})", "--driver", "desktop",
+                     "--confirm", "never", "--yes")
+    assert acted.returncode == 0, acted.stderr
+    tkapp.wait_for(lambda e: e["event"] == "command" and e["widget"] == "beta")
+
+
+def test_a_missing_monitor_or_display_is_one_line_with_its_exit_code(tmp_path):
+    wrong = venusctl("screenshot", str(tmp_path / "x.png"), "--driver", "desktop",
+                     "--monitor", "7")
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip() == "venusctl: --monitor: there is no monitor 7; monitors: 1"
+    gone = venusctl("screenshot", str(tmp_path / "x.png"), "--driver", "desktop",
+                    env={"DISPLAY": ""})
+    assert gone.returncode == 5
+    assert len(gone.stderr.strip().splitlines()) == 1 and "DISPLAY" in gone.stderr

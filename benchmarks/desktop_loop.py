@@ -1,0 +1,230 @@
+"""Loop overhead per step on the desktop driver at 1920x1080: everything but the model.
+
+Starts its own Xvfb (1920x1080), covers it with a busy full-screen window (lines of
+coloured text, so JPEG has real work) and the Tk test app, then runs the real agent
+loop (scripted model, default safety policy, run record on disk) for N steps of
+hovers and clicks. Prints the median of each phase, the capture split into grab /
+image preparation / window context, and, side by side, the naive observation path
+(pyautogui.screenshot() + PNG).
+
+    .venv/bin/python benchmarks/desktop_loop.py [STEPS] [--png]   (default 30 steps, JPEG)
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.support.xserver import TkApp, XServer  # noqa: E402
+
+WALLPAPER = """
+import tkinter as tk, random
+random.seed(7)
+root = tk.Tk(); root.geometry("1920x1080+0+0"); root.title("wallpaper")
+canvas = tk.Canvas(root, background="#20242c", highlightthickness=0)
+canvas.pack(fill="both", expand=True)
+words = "the quick brown fox jumps over a lazy dog while venus reads every pixel".split()
+for row in range(60):
+    for col in range(6):
+        text = " ".join(random.choice(words) for _ in range(5))
+        colour = "#%02x%02x%02x" % tuple(random.randint(90, 250) for _ in range(3))
+        canvas.create_text(10 + col * 320, 10 + row * 18, text=text, anchor="nw", fill=colour)
+root.mainloop()
+"""
+
+LOOP_PHASES = ("observe", "parse", "place", "describe", "guard", "act", "record")
+
+
+class Stopwatch:
+    """Adds the time spent in wrapped calls to the current step's bucket."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, float] = {}
+        self.steps: list[dict[str, float]] = []
+
+    def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent = time.perf_counter() - started
+                self.current[name] = self.current.get(name, 0.0) + spent
+        return timed
+
+    def next_step(self) -> None:
+        self.steps.append(self.current)
+        self.current = {}
+
+
+def answers(steps: int, app: TkApp) -> list[Any]:
+    from venusctl.actions import Surface
+    from venusctl.grid import ScreenSize, to_grid
+    from venusctl.model.base import Completion
+
+    x0, y0 = app.widgets["pad"][:2]
+    out = []
+    for i in range(steps):
+        point = (x0 + 40 + (i % 10) * 28, y0 + 40 + (i // 10) * 30)
+        gx, gy = to_grid(point, ScreenSize(1920, 1080), Surface.DESKTOP)
+        kind = "Click" if i % 2 else "Hover"
+        out.append(Completion(text=f"<think>step {i}</think><action>{kind}(box=({gx}, {gy}))"
+                                   "</action>"))
+    out.append(Completion(text="<think>done</think><action>Finished(content='ok')</action>"))
+    return out
+
+
+def run_loop(steps: int, image_format: str, app: TkApp, tmp: Path) -> tuple[list[Any], Stopwatch]:
+    from venusctl.agent import Agent, AgentSettings, RunObserver
+    from venusctl.drivers.desktop import DesktopDriver, DesktopOptions
+    from venusctl.model.scripted import ScriptedModel
+    from venusctl.observers import RecordObserver
+    from venusctl.record import Recorder, RunInfo, StepRecord
+    from venusctl.safety.confirm import NonInteractiveConfirmer
+    from venusctl.session import make_guard
+
+    watch = Stopwatch()
+
+    class TimedRecord(RecordObserver):
+        def __init__(self, recorder: Recorder) -> None:
+            super().__init__(recorder)
+            self.records: list[StepRecord] = []
+
+        def step_finished(self, record: StepRecord) -> None:
+            started = time.perf_counter()
+            super().step_finished(record)
+            record.timings["record"] = time.perf_counter() - started
+            self.records.append(record)
+
+    class Splitter(RunObserver):
+        """Closes the stopwatch's bucket at the end of each step."""
+
+        def step_finished(self, record: StepRecord) -> None:
+            watch.next_step()
+
+    driver = DesktopDriver(DesktopOptions(image_format=image_format, accessibility=False))
+    capturer = driver.capturer
+    grab, encode = capturer.grab, capturer.encode
+    observe_only = {"on": False}
+
+    def grab_timed(*args: Any) -> Any:
+        if not observe_only["on"]:
+            return grab(*args)
+        return watch.wrap("grab", grab)(*args)
+
+    capturer.grab = grab_timed  # type: ignore[method-assign]
+    capturer.encode = watch.wrap("encode", encode)  # type: ignore[method-assign]
+    driver.context = watch.wrap("context", driver.context)  # type: ignore[method-assign]
+    screenshot = driver.screenshot
+
+    def screenshot_timed() -> Any:
+        observe_only["on"] = True
+        try:
+            return screenshot()
+        finally:
+            observe_only["on"] = False
+
+    driver.screenshot = screenshot_timed  # type: ignore[method-assign]
+    recorder = Recorder(tmp, "benchmark")
+    observer = TimedRecord(recorder)
+    info = RunInfo(recorder.run_id, "benchmark", "desktop", "desktop", "scripted",
+                   recorder.run_dir)
+    agent = Agent(driver, ScriptedModel(answers(steps, app)), make_guard("policy", False),
+                  NonInteractiveConfirmer(), "S", info, AgentSettings(max_steps=steps + 1),
+                  [observer, Splitter()])
+    try:
+        outcome = agent.run()
+    finally:
+        driver.close()
+    assert outcome.status == "finished", outcome
+    return observer.records, watch
+
+
+def naive_observe(rounds: int) -> list[float]:
+    """pyautogui.screenshot() (scrot) + PNG, the path many agents take."""
+    import pyautogui
+
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        image = pyautogui.screenshot()
+        image.save(io.BytesIO(), "PNG")
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def ours_observe(rounds: int, image_format: str) -> list[float]:
+    from venusctl.drivers.desktop_capture import Capturer, list_monitors
+
+    monitor = list_monitors()[0]
+    capturer = Capturer(image_format)
+    times = []
+    try:
+        for _ in range(rounds):
+            started = time.perf_counter()
+            capturer.encode(capturer.grab(monitor))
+            times.append((time.perf_counter() - started) * 1000)
+    finally:
+        capturer.close()
+    return times
+
+
+def median_ms(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def report(records: list[Any], watch: Stopwatch, image_format: str) -> None:
+    measured = list(zip(records, watch.steps, strict=False))[1:-1]  # no warm-up, no Finished
+    print(f"desktop driver, 1920x1080 Xvfb, {image_format.upper()}, {len(measured)} steps "
+          "(median ms per step)")
+    for name in LOOP_PHASES:
+        values = [r.timings.get(name, 0.0) * 1000 for r, _ in measured]
+        print(f"  {name:<9} {median_ms(values):8.1f}")
+    for name, label in (("grab", "capture (mss grab)"), ("encode", "image preparation"),
+                        ("context", "active window")):
+        values = [w.get(name, 0.0) * 1000 for _, w in measured]
+        print(f"    {label:<22} {median_ms(values):6.1f}")
+    totals = [sum(r.timings.get(p, 0.0) for p in LOOP_PHASES) * 1000 for r, _ in measured]
+    settle = [r.timings.get("settle", 0.0) * 1000 for r, _ in measured]
+    print(f"  {'total':<9} {median_ms(totals):8.1f}   (everything but the model and the settle)")
+    print(f"  {'settle':<9} {median_ms(settle):8.1f}   (waiting for two equal frames, cap 3 s)")
+
+
+def main() -> None:
+    steps = max(int(next((a for a in sys.argv[1:] if a.isdigit()), "30")), 22)
+    image_format = "png" if "--png" in sys.argv else "jpeg"
+    server = XServer.start(1920, 1080)
+    os.environ.update(DISPLAY=server.display, XDG_SESSION_TYPE="x11")
+    wallpaper = subprocess.Popen([sys.executable, "-c", WALLPAPER], env=server.env())
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            time.sleep(1.0)
+            app = TkApp.launch(server, Path(tmp) / "events.jsonl")
+            try:
+                records, watch = run_loop(steps, image_format, app, Path(tmp) / "runs")
+                ours = ours_observe(20, image_format)
+                naive = naive_observe(20)
+            finally:
+                app.stop()
+        finally:
+            wallpaper.terminate()
+            server.stop()
+    report(records, watch, image_format)
+    print(f"observation alone, median of 20: mss + {image_format.upper()} "
+          f"{median_ms(ours):.1f} ms vs pyautogui.screenshot() + PNG {median_ms(naive):.1f} ms "
+          f"({median_ms(naive) / max(median_ms(ours), 1e-9):.1f}x)")
+
+
+if __name__ == "__main__":
+    main()
