@@ -144,7 +144,8 @@ class _ProgressBar:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+        if self.console.is_terminal:
+            self.progress.stop()
 
     def update(self, done: int, total: int, tally: Tally) -> None:
         text = f"grounding · accuracy {tally.accuracy:.1%}"
