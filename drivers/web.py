@@ -211,20 +211,20 @@ class WebDriver:
         self._notice: str | None = None
         try:
             if options.remote:
-                self.context = self._connect()
+                self.browser_context = self._connect()
             else:
                 executable = find_browser(options.browser_path,
                                           self._pw.chromium.executable_path)
-                self.context = self._launch(executable)
+                self.browser_context = self._launch(executable)
         except (UsageError, DeviceError):
             self._pw_manager.__exit__(None, None, None)
             raise
         except Exception as exc:
             self._pw_manager.__exit__(None, None, None)
             raise DeviceError(f"could not start the browser: {_first_line(exc)}") from None
-        pages = self.context.pages
-        self.page = pages[0] if pages else self.context.new_page()
-        self._known_pages = set(map(id, self.context.pages))
+        pages = self.browser_context.pages
+        self.page = pages[0] if pages else self.browser_context.new_page()
+        self._known_pages = set(map(id, self.browser_context.pages))
         if options.url:
             self._goto(check_url(options.url, self.allow_file), startup=True)
 
@@ -523,7 +523,7 @@ class WebDriver:
         model through the next screenshot's `notice`.
         """
         try:
-            pages = [p for p in self.context.pages if not p.is_closed()]
+            pages = [p for p in self.browser_context.pages if not p.is_closed()]
         except Exception as exc:
             raise DeviceError(f"the browser is gone: {_first_line(exc)}") from None
         if not pages:
@@ -567,7 +567,7 @@ class WebDriver:
         if self._browser is not None:
             return bool(self._browser.is_connected())
         try:
-            return self.context.browser is None or self.context.browser.is_connected()
+            return self.browser_context.browser is None or self.browser_context.browser.is_connected()
         except Exception:
             return False
 
@@ -575,7 +575,7 @@ class WebDriver:
         if self._closed:
             return
         self._closed = True
-        for closer in (self.context.close, lambda: self._browser and self._browser.close()):
+        for closer in (self.browser_context.close, lambda: self._browser and self._browser.close()):
             try:
                 closer()
             except Exception as exc:  # already gone; nothing more to release

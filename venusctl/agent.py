@@ -168,8 +168,8 @@ class Agent:
             note = self.gate.before_step(step)
             if note:
                 feedback = f"{note}\n{feedback}" if feedback else note
+            self.steps_taken = step  # counted even when the step ends the run by raising
             end = self._step(step, feedback, history)
-            self.steps_taken = step
             if end.outcome is not None:
                 end.outcome.steps = step
                 return end.outcome

@@ -126,6 +126,7 @@ def test_no_terminal_fails_closed_with_the_pending_action_recorded(tmp_path):
                                      guard=ConfirmAllGuard())
     assert (outcome.status, outcome.exit_code) == ("needs_user", ExitCode.NEEDS_USER)
     assert driver.performed == []
+    assert outcome.steps == 1 and stored.outcome["steps"] == 1
     step = stored.steps()[0]
     assert step["action"] == "Type(content='x')" and step["verdict"]["decision"] == "confirm"
 

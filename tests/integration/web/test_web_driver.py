@@ -190,7 +190,8 @@ def test_unknown_key_is_an_action_failure(web):
 
 
 def test_a_dead_browser_is_a_device_error(web):
-    pid = web.context.browser.process.pid if hasattr(web.context.browser, "process") else None
+    browser = web.browser_context.browser
+    pid = browser.process.pid if hasattr(browser, "process") else None
     if pid is None:
         out = subprocess.run(["pgrep", "-f", "--", "--remote-debugging-pipe"],
                              capture_output=True, text=True).stdout.split()
