@@ -24,7 +24,7 @@ from pathlib import Path
 
 from venusctl.actions import Surface, split_answer
 from venusctl.errors import ModelError, UsageError
-from venusctl.model.base import Completion, Message, OnText, SamplingOptions
+from venusctl.model.base import Completion, ImagePart, Message, OnText, SamplingOptions
 from venusctl.model.chat_template import ChatTemplate, Rendered
 from venusctl.model.grammar import GrammarOptions, action_grammar
 from venusctl.model.native import BackendInfo, Context, ContextParams, State, TextModel
@@ -121,7 +121,7 @@ class LlamaModel:
         prompt = self.vision.tokenize(rendered.text, rendered.images)
         try:
             context = self._context_for(prompt.n_tokens + options.max_tokens)
-            reused, n_past = self._prefill(context, prompt)
+            reused, n_past = self._prefill(context, prompt, _opens_with_image(messages))
             prefilled = time.perf_counter()
             raw, generated = self._decode(context, prompt, n_past, options, rendered, on_text)
         finally:
@@ -164,10 +164,10 @@ class LlamaModel:
         return self.context
 
     # ------------------------------------------------------------------ prefill
-    def _prefill(self, context: Context, prompt: Prompt) -> tuple[int, int]:
+    def _prefill(self, context: Context, prompt: Prompt, image_first: bool) -> tuple[int, int]:
         """Restore the best snapshot, evaluate the rest; returns (reused cells, n_past)."""
         units = prompt.units
-        keep = _snapshot_points(units)
+        keep = _snapshot_points(units, image_first)
         found = self.cache.deepest([u.key for u in units], limit=len(units) - 1)
         if found is None:
             context.clear()
@@ -296,28 +296,37 @@ def _finished(text: str, sampler: Sampler, eos: int) -> bool:
     return text.endswith(STOP) and sampler.allows(eos)
 
 
-def _snapshot_points(units: list[Unit]) -> set[int]:
-    """Where the next request will most likely resume.
+def _opens_with_image(messages: list[Message]) -> bool:
+    last = messages[-1].parts if messages else ()
+    return bool(last) and isinstance(last[0], ImagePart)
 
-    Before the last message: the next step's prompt keeps everything earlier (the
-    current user message changes: its image is dropped or relabelled, feedback
-    or a retry note is added). After an image that opens the last message: a new
-    question about the same screenshot (grounding) resumes there.
+
+def _snapshot_points(units: list[Unit], image_first: bool) -> set[int]:
+    """Where the next request will most likely resume (indexes of units to save after).
+
+    - Before the last message: a retry, or the next step when earlier messages stay
+      as they are (the current user message changes: its image is dropped or
+      relabelled, feedback or a retry note is added).
+    - Before the first message holding an image: with history screenshots, the
+      oldest one is dropped next step, so everything before it stays.
+    - After an image that opens the last message: a new question about the same
+      screenshot (grounding) resumes there.
     """
     starts = [i for i, unit in enumerate(units) if unit.message_start]
     if starts and starts[-1] == len(units) - 1:
         starts.pop()  # the generation prompt, not a message
-    points: set[int] = set()
     if not starts:
-        return points
+        return set()
+    points: set[int] = set()
     last = starts[-1]
-    if last > 0:
-        points.add(last - 1)
-    for index in range(last + 1, min(last + 3, len(units) - 1)):
-        if units[index].image >= 0:
-            points.add(index)
-            break
-    return points
+    points.add(last - 1)
+    images = [i for i, unit in enumerate(units) if unit.image >= 0]
+    if images:
+        owner = max((s for s in starts if s <= images[0]), default=0)
+        points.add(owner - 1)
+        if image_first:
+            points.update(i for i in images if last < i <= last + 2)
+    return {p for p in points if 0 <= p < len(units) - 1}
 
 
 def _check_budget(settings: LlamaSettings) -> None:

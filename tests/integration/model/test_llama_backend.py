@@ -1,0 +1,107 @@
+"""The local backend end to end on the tiny model: template, image, grammar, answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.model.conftest import screenshot
+from venusctl.actions import Surface, parse
+from venusctl.messages import Turn, build, grounding, load_template, system_prompt
+from venusctl.model.base import Model, SamplingOptions
+from venusctl.model.llama import backend_info
+
+
+def navigation(surface: Surface, step: int = 0, history: list[Turn] | None = None):
+    system = system_prompt(load_template(surface), "order a green one for Ada")
+    return build(system, history or [], screenshot(step))
+
+
+@pytest.mark.parametrize("surface", list(Surface))
+def test_image_in_grammar_constrained_action_out(open_llama, surface):
+    model = open_llama(surface)
+    assert isinstance(model, Model) and model.supports_grammar
+    completion = model.complete(navigation(surface), SamplingOptions(max_tokens=300))
+    parsed = parse(completion.text, surface, completion.reasoning)
+    assert completion.text.startswith("<think>") and "</think>" in completion.text
+    assert completion.text.rstrip().endswith("</action>")
+    assert completion.reasoning == parsed.thought
+    assert completion.image_tokens > 0
+    assert completion.prompt_tokens > completion.image_tokens
+    assert 0 < completion.completion_tokens <= 300
+    assert completion.prefill_s > 0 and completion.decode_s > 0
+    assert model.last_grammar is not None and model.last_grammar.checked > 0
+
+
+def test_streamed_text_is_the_answer(open_llama):
+    model = open_llama()
+    pieces: list[str] = []
+    completion = model.complete(navigation(Surface.BROWSER), SamplingOptions(max_tokens=200),
+                                on_text=pieces.append)
+    streamed = "".join(pieces)
+    parsed = parse(completion.text, Surface.BROWSER, completion.reasoning)
+    assert parsed.action_text in streamed and parsed.thought in streamed
+    assert streamed.rstrip().endswith("</action>") and "</think>" in streamed
+
+
+def test_a_tight_token_budget_still_ends_in_an_action(open_llama):
+    """The thought is closed for the model when only the action's reserve is left."""
+    model = open_llama(Surface.MOBILE)
+    completion = model.complete(navigation(Surface.MOBILE), SamplingOptions(max_tokens=120))
+    assert completion.completion_tokens <= 120
+    parse(completion.text, Surface.MOBILE, completion.reasoning)
+
+
+def test_greedy_is_repeatable_and_seeded_sampling_follows_the_seed(open_llama):
+    first, second = open_llama(), open_llama()
+    messages = navigation(Surface.BROWSER)
+    greedy = SamplingOptions(max_tokens=150)
+    assert first.complete(messages, greedy).text == second.complete(messages, greedy).text
+    hot = SamplingOptions(max_tokens=150, temperature=1.0, seed=42)
+    assert first.complete(messages, hot).text == second.complete(messages, hot).text
+    other = SamplingOptions(max_tokens=150, temperature=1.0, seed=43)
+    assert first.complete(messages, other).text != first.complete(messages, hot).text
+
+
+def test_without_grammar_the_model_samples_freely(open_llama):
+    model = open_llama(grammar=False)
+    completion = model.complete(navigation(Surface.BROWSER), SamplingOptions(max_tokens=60))
+    assert model.last_grammar is None
+    assert completion.completion_tokens > 0
+
+
+def test_thinking_off_uses_the_templates_empty_think_block(open_llama, tiny_model):
+    """Grounding: thinking off, no action grammar (no surface), a caller's own grammar."""
+    model = open_llama(surface=None)
+    messages = grounding(load_template("grounding"), "the Submit button", screenshot(1))
+    point = 'root ::= "[" [0-9]{1,3} "," [0-9]{1,3} "]"\n'
+    completion = model.complete(messages, SamplingOptions(max_tokens=20, thinking=False,
+                                                          grammar=point))
+    assert completion.text.startswith("[") and completion.text.endswith("]")
+    assert completion.reasoning is None
+
+
+def test_the_context_grows_with_the_prompt(open_llama):
+    model = open_llama()
+    model.complete(navigation(Surface.BROWSER), SamplingOptions(max_tokens=32))
+    small = model.context.n_ctx
+    history = [Turn("<think>x</think>\n<action>Wait()</action>", feedback="word " * 400)
+               for _ in range(4)]
+    completion = model.complete(navigation(Surface.BROWSER, 1, history),
+                                SamplingOptions(max_tokens=32))
+    assert completion.prompt_tokens + 32 > small
+    assert model.context.n_ctx > small
+
+
+def test_the_image_budget_sets_image_tokens(open_llama):
+    messages = navigation(Surface.BROWSER)
+    small = open_llama(image_max_tokens=64).complete(messages, SamplingOptions(max_tokens=16))
+    large = open_llama(image_max_tokens=None, image_min_tokens=1024).complete(
+        messages, SamplingOptions(max_tokens=16))
+    assert small.image_tokens <= 64
+    assert large.image_tokens >= 1000
+
+
+def test_backend_info_names_the_build():
+    info = backend_info()
+    assert "CPU" in info.devices
+    assert "CPU" in info.summary
