@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import signal
 import threading
 import time
@@ -94,6 +95,9 @@ class DesktopDriver:
     def __init__(self, options: DesktopOptions | None = None) -> None:
         self.options = options or DesktopOptions()
         self._closed = False
+        if os.environ.get("XDG_SESSION_TYPE") == "wayland":
+            log.warning("this is a Wayland session: only XWayland windows can be seen and "
+                        "operated; log in to an X11 session for the whole desktop")
         self.capturer = Capturer(self.options.image_format, self.options.jpeg_quality)
         try:
             self.monitor = self.options.region or choose_monitor(

@@ -66,7 +66,8 @@ def test_do_completes_a_multi_step_task_in_the_test_app(tkapp, tmp_path):
 HOLD = ["<action>KeyDown(keys=['shift'])</action>"]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "hangup"])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=["ctrl-c", "term", "hangup"])
 def test_held_keys_and_buttons_are_released_when_the_run_is_interrupted(
         xserver: XServer, tkapp, tmp_path, sig):
     answers = [*HOLD, f"<action>MouseDown({box(tkapp, 'pad')})</action>",
