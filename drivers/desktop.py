@@ -150,6 +150,23 @@ class DesktopDriver:
             return None
         return self._element(window or WindowInfo(), accessible)
 
+    def focused_element(self) -> Element | None:
+        """Where typed text goes: the focused accessible object, else the active window."""
+        window = self.windows.active()
+        found = None
+        if self.accessible is not None:
+            found = self.accessible.focused(window.pid if window else None)
+        if window is None and found is None:
+            return None
+        return self._element(window or WindowInfo(), found)
+
+    def sensitive_regions(self) -> list[tuple[int, int, int, int]]:
+        """Password fields showing on this monitor, in image pixels (blurred in records)."""
+        if self.accessible is None:
+            return []
+        boxes = [self.map.rect_to_image(*box) for box in self.accessible.password_fields()]
+        return [box for box in boxes if box[2] > 0 and box[3] > 0]
+
     def _element(self, window: WindowInfo, found: Any) -> Element:
         extra: dict[str, Any] = dict(window.extra)
         if window.title:

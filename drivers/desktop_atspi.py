@@ -29,10 +29,19 @@ NULL_PATH = "/org/a11y/atspi/null"
 ROOT_PATH = "/org/a11y/atspi/accessible/root"
 SCREEN_COORDS = 0
 
-# AT-SPI state bits (AtspiStateType)
+# AT-SPI state bits (AtspiStateType) and roles (AtspiRole)
 STATE_ACTIVE = 1
+STATE_FOCUSED = 12
 STATE_SHOWING = 25
 STATE_VISIBLE = 30
+ROLE_PASSWORD_TEXT = 40
+# GTK's bridge compares Collection roles with ATK's numbering, where a password field is
+# 39 (ATK has no FOCUS_TRAVERSABLE); asking for either and checking the role name after
+# works with both bridges.
+PASSWORD_ROLE_BITS = (39, 40)
+MATCH_ALL, MATCH_ANY = 1, 2
+SORT_CANONICAL = 1
+MATCH_RULE = "(aiia{ss}iaiiasib)uib"
 
 CLICKABLE_ROLES = frozenset({
     "push button", "toggle button", "check box", "radio button", "link", "menu item",
@@ -73,6 +82,30 @@ class Atspi:
         except Exception as exc:  # a vanished or hung app: no element known
             log.debug("AT-SPI lookup at %s,%s failed: %s", x, y, exc)
         return None
+
+    def focused(self, pid: int | None = None) -> AccessibleInfo | None:
+        """The object with the keyboard focus (where typed text goes)."""
+        try:
+            for app in self._apps(pid):
+                found = self._matches(app, (STATE_FOCUSED,), (), MATCH_ALL, 1)
+                if found:
+                    return self._info([found[0]], self._name(app))
+        except Exception as exc:
+            log.debug("AT-SPI focus lookup failed: %s", exc)
+        return None
+
+    def password_fields(self, limit: int = 20) -> list[tuple[int, int, int, int]]:
+        """Bounds (pointer units) of the password fields showing in any application."""
+        boxes: list[tuple[int, int, int, int]] = []
+        try:
+            for app in self._apps(None):
+                for ref in self._matches(app, (STATE_SHOWING,), PASSWORD_ROLE_BITS, MATCH_ANY,
+                                         limit):
+                    if self._role(ref) == "password text":
+                        boxes.append(self._extents(ref))
+        except Exception as exc:
+            log.debug("AT-SPI password field lookup failed: %s", exc)
+        return boxes
 
     def close(self) -> None:
         try:
@@ -132,6 +165,15 @@ class Atspi:
             clickable=role in CLICKABLE_ROLES if role else None,
             password=role == "password text", extra=extra,
         )
+
+    def _matches(self, app: Ref, states: tuple[int, ...], roles: tuple[int, ...],
+                 role_match: int, count: int) -> list[Ref]:
+        """Objects of `app` with all `states` and the roles asked for (Collection API)."""
+        rule = (_bits(states, 2), MATCH_ALL, {}, MATCH_ALL, _bits(roles, 4), role_match, [],
+                MATCH_ALL, False)
+        found = self._call(app, "org.a11y.atspi.Collection", "GetMatches", MATCH_RULE,
+                           (rule, SORT_CANONICAL, count, True))[0]
+        return [(str(bus), str(path)) for bus, path in found]
 
     # ----------------------------------------------------------- D-Bus calls
     def _call(self, ref: Ref, interface: str, method: str, signature: str | None = None,
@@ -216,6 +258,14 @@ def _bus_address() -> str | None:
         reply = session.send_and_get_reply(new_method_call(bus, "GetAddress"),
                                            timeout=CALL_TIMEOUT_S)
         return str(reply.body[0]) or None
+
+
+def _bits(values: tuple[int, ...], words: int) -> list[int]:
+    """AT-SPI's bit-set encoding: value v sets bit v % 32 of word v // 32."""
+    out = [0] * words
+    for value in values:
+        out[value // 32] |= 1 << (value % 32)
+    return [word - (1 << 32) if word >= 1 << 31 else word for word in out]  # as int32
 
 
 def _contains(box: tuple[int, int, int, int], x: int, y: int) -> bool:

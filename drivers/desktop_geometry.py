@@ -87,22 +87,20 @@ class PointerMap:
         return (_clamp(px, self.monitor.left, self.monitor.left + self.monitor.width - 1),
                 _clamp(py, self.monitor.top, self.monitor.top + self.monitor.height - 1))
 
-    def to_image(self, x: int, y: int) -> Point:
-        """The image pixel at the top-left of pointer position (x, y) (for bounds)."""
-        ix = math.floor((x - self.monitor.left) * self.scale_x)
-        iy = math.floor((y - self.monitor.top) * self.scale_y)
-        return (_clamp(ix, 0, self.image.width - 1), _clamp(iy, 0, self.image.height - 1))
-
     def rect_to_image(self, left: int, top: int, width: int, height: int) -> tuple[
             int, int, int, int]:
         """A pointer-space rectangle as `(left, top, width, height)` in image pixels,
-        cut to the monitor."""
-        x0, y0 = self.to_image(max(left, self.monitor.left), max(top, self.monitor.top))
-        right = min(left + width, self.monitor.left + self.monitor.width)
-        bottom = min(top + height, self.monitor.top + self.monitor.height)
-        x1 = math.ceil((right - self.monitor.left) * self.scale_x)
-        y1 = math.ceil((bottom - self.monitor.top) * self.scale_y)
-        return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
+        cut to the monitor (zero-sized when it lies outside)."""
+        m = self.monitor
+        x0, y0 = max(left, m.left), max(top, m.top)
+        x1, y1 = min(left + width, m.left + m.width), min(top + height, m.top + m.height)
+        if x1 <= x0 or y1 <= y0:
+            return (0, 0, 0, 0)
+        ix0 = math.floor((x0 - m.left) * self.scale_x)
+        iy0 = math.floor((y0 - m.top) * self.scale_y)
+        ix1 = math.ceil((x1 - m.left) * self.scale_x)
+        iy1 = math.ceil((y1 - m.top) * self.scale_y)
+        return (ix0, iy0, ix1 - ix0, iy1 - iy0)
 
 
 def avoid_corners(point: Point, corners: Iterable[Point], monitor: Monitor) -> Point:

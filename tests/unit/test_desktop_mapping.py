@@ -71,6 +71,8 @@ def test_pointer_rectangles_map_back_to_image_bounds_cut_to_the_monitor():
     m = mapping(1920, 0, 1440, 900, 2.0)
     assert m.rect_to_image(2000, 100, 300, 200) == (160, 200, 600, 400)
     assert m.rect_to_image(1800, -20, 200, 100) == (0, 0, 160, 160)  # cut at the edges
+    assert m.rect_to_image(3400, 0, 100, 100) == (0, 0, 0, 0)  # beyond its right edge
+    assert m.rect_to_image(0, 0, 1920, 900) == (0, 0, 0, 0)  # on the monitor to its left
 
 
 @given(

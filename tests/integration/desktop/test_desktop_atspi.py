@@ -11,6 +11,7 @@ import pytest
 
 from tests.support.tools import require
 from tests.support.xserver import ROOT, XServer, wait_until
+from venusctl.actions import Click
 from venusctl.drivers.desktop import DesktopDriver
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -75,6 +76,16 @@ def test_describe_reports_the_accessible_widget_under_the_point(xserver, gtk_win
         field = driver.describe(350, 260)
         assert field is not None and field.role == "password text"
         assert field.password is True and field.text is None  # never its content
+        driver.perform(Click(point=(350, 260)))
+        def focused_field():
+            element = driver.focused_element()
+            return element if element and element.role != "window" else None
+
+        focused = wait_until(focused_field, what="the focus to reach the field")
+        assert (focused.role, focused.password) == ("password text", True)
+        assert focused.extra["window_title"] == "Danger Zone"
+        [(left, top, width, height)] = driver.sensitive_regions()
+        assert left <= 350 < left + width and top <= 260 < top + height
     finally:
         driver.close()
 
@@ -88,5 +99,6 @@ def test_without_an_accessibility_bus_describe_falls_back_to_the_window(xserver,
         assert driver.accessible is None
         element = driver.describe(*tkapp.centre("alpha"))
         assert element is not None and element.role == "window"
+        assert driver.sensitive_regions() == []
     finally:
         driver.close()
