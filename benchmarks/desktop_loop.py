@@ -27,6 +27,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.support.xserver import TkApp, XServer  # noqa: E402
+from venusctl.actions import Surface  # noqa: E402
+from venusctl.agent import Agent, AgentSettings, RunObserver  # noqa: E402
+from venusctl.drivers.desktop import DesktopDriver, DesktopOptions  # noqa: E402
+from venusctl.drivers.desktop_capture import Capturer, list_monitors  # noqa: E402
+from venusctl.grid import ScreenSize, to_grid  # noqa: E402
+from venusctl.model.base import Completion  # noqa: E402
+from venusctl.model.scripted import ScriptedModel  # noqa: E402
+from venusctl.observers import RecordObserver  # noqa: E402
+from venusctl.record import Recorder, RunInfo, StepRecord  # noqa: E402
+from venusctl.safety.confirm import NonInteractiveConfirmer  # noqa: E402
+from venusctl.session import make_guard  # noqa: E402
 
 WALLPAPER = """
 import tkinter as tk, random
@@ -68,11 +79,31 @@ class Stopwatch:
         self.current = {}
 
 
-def answers(steps: int, app: TkApp) -> list[Any]:
-    from venusctl.actions import Surface
-    from venusctl.grid import ScreenSize, to_grid
-    from venusctl.model.base import Completion
+class TimedRecord(RecordObserver):
+    """The record observer, timing its own writes (the loop's record phase)."""
 
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(recorder)
+        self.records: list[StepRecord] = []
+
+    def step_finished(self, record: StepRecord) -> None:
+        started = time.perf_counter()
+        super().step_finished(record)
+        record.timings["record"] = time.perf_counter() - started
+        self.records.append(record)
+
+
+class StepCloser(RunObserver):
+    """Closes the stopwatch's bucket at the end of each step."""
+
+    def __init__(self, watch: Stopwatch) -> None:
+        self.watch = watch
+
+    def step_finished(self, record: StepRecord) -> None:
+        self.watch.next_step()
+
+
+def answers(steps: int, app: TkApp) -> list[Completion]:
     x0, y0 = app.widgets["pad"][:2]
     out = []
     for i in range(steps):
@@ -85,64 +116,40 @@ def answers(steps: int, app: TkApp) -> list[Any]:
     return out
 
 
-def run_loop(steps: int, image_format: str, app: TkApp, tmp: Path) -> tuple[list[Any], Stopwatch]:
-    from venusctl.agent import Agent, AgentSettings, RunObserver
-    from venusctl.drivers.desktop import DesktopDriver, DesktopOptions
-    from venusctl.model.scripted import ScriptedModel
-    from venusctl.observers import RecordObserver
-    from venusctl.record import Recorder, RunInfo, StepRecord
-    from venusctl.safety.confirm import NonInteractiveConfirmer
-    from venusctl.session import make_guard
-
-    watch = Stopwatch()
-
-    class TimedRecord(RecordObserver):
-        def __init__(self, recorder: Recorder) -> None:
-            super().__init__(recorder)
-            self.records: list[StepRecord] = []
-
-        def step_finished(self, record: StepRecord) -> None:
-            started = time.perf_counter()
-            super().step_finished(record)
-            record.timings["record"] = time.perf_counter() - started
-            self.records.append(record)
-
-    class Splitter(RunObserver):
-        """Closes the stopwatch's bucket at the end of each step."""
-
-        def step_finished(self, record: StepRecord) -> None:
-            watch.next_step()
-
-    driver = DesktopDriver(DesktopOptions(image_format=image_format, accessibility=False))
+def instrument(driver: DesktopDriver, watch: Stopwatch) -> None:
+    """Time grabs made for the screenshot (not the settle's), encodes and window lookups."""
     capturer = driver.capturer
-    grab, encode = capturer.grab, capturer.encode
-    observe_only = {"on": False}
+    grab, screenshot = capturer.grab, driver.screenshot
+    in_screenshot = {"on": False}
 
     def grab_timed(*args: Any) -> Any:
-        if not observe_only["on"]:
-            return grab(*args)
-        return watch.wrap("grab", grab)(*args)
-
-    capturer.grab = grab_timed  # type: ignore[method-assign]
-    capturer.encode = watch.wrap("encode", encode)  # type: ignore[method-assign]
-    driver.context = watch.wrap("context", driver.context)  # type: ignore[method-assign]
-    screenshot = driver.screenshot
+        return watch.wrap("grab", grab)(*args) if in_screenshot["on"] else grab(*args)
 
     def screenshot_timed() -> Any:
-        observe_only["on"] = True
+        in_screenshot["on"] = True
         try:
             return screenshot()
         finally:
-            observe_only["on"] = False
+            in_screenshot["on"] = False
 
+    capturer.grab = grab_timed  # type: ignore[method-assign]
+    capturer.encode = watch.wrap("encode", capturer.encode)  # type: ignore[method-assign]
+    driver.context = watch.wrap("context", driver.context)  # type: ignore[method-assign]
     driver.screenshot = screenshot_timed  # type: ignore[method-assign]
+
+
+def run_loop(steps: int, image_format: str, app: TkApp, tmp: Path
+             ) -> tuple[list[StepRecord], Stopwatch]:
+    watch = Stopwatch()
+    driver = DesktopDriver(DesktopOptions(image_format=image_format, accessibility=False))
+    instrument(driver, watch)
     recorder = Recorder(tmp, "benchmark")
     observer = TimedRecord(recorder)
     info = RunInfo(recorder.run_id, "benchmark", "desktop", "desktop", "scripted",
                    recorder.run_dir)
     agent = Agent(driver, ScriptedModel(answers(steps, app)), make_guard("policy", False),
                   NonInteractiveConfirmer(), "S", info, AgentSettings(max_steps=steps + 1),
-                  [observer, Splitter()])
+                  [observer, StepCloser(watch)])
     try:
         outcome = agent.run()
     finally:
@@ -153,7 +160,7 @@ def run_loop(steps: int, image_format: str, app: TkApp, tmp: Path) -> tuple[list
 
 def naive_observe(rounds: int) -> list[float]:
     """pyautogui.screenshot() (scrot) + PNG, the path many agents take."""
-    import pyautogui
+    import pyautogui  # only now: it binds to DISPLAY when imported
 
     times = []
     for _ in range(rounds):
@@ -165,8 +172,6 @@ def naive_observe(rounds: int) -> list[float]:
 
 
 def ours_observe(rounds: int, image_format: str) -> list[float]:
-    from venusctl.drivers.desktop_capture import Capturer, list_monitors
-
     monitor = list_monitors()[0]
     capturer = Capturer(image_format)
     times = []
@@ -184,7 +189,7 @@ def median_ms(values: list[float]) -> float:
     return statistics.median(values) if values else 0.0
 
 
-def report(records: list[Any], watch: Stopwatch, image_format: str) -> None:
+def report(records: list[StepRecord], watch: Stopwatch, image_format: str) -> None:
     measured = list(zip(records, watch.steps, strict=False))[1:-1]  # no warm-up, no Finished
     print(f"desktop driver, 1920x1080 Xvfb, {image_format.upper()}, {len(measured)} steps "
           "(median ms per step)")
