@@ -198,7 +198,13 @@ def _schedule(todo: list[TaskSpec], pool: SlotPool, shared: Shared, options: Bat
     queue = _Queue(runnable, pool)
     failed = threading.Event()
 
-    def worker() -> None:
+    def worker(ended: threading.Event) -> None:
+        try:
+            _work()
+        finally:
+            ended.set()
+
+    def _work() -> None:
         while (taken := queue.take()) is not None:
             spec, slot = taken
             try:
@@ -214,19 +220,21 @@ def _schedule(todo: list[TaskSpec], pool: SlotPool, shared: Shared, options: Bat
                                               "(--continue-on-error runs every task)"))
 
     count = max(1, min(options.concurrency, len(pool.slots), len(runnable)))
-    threads = [threading.Thread(target=worker, name=f"batch-{i + 1}", daemon=True)
-               for i in range(count)]
-    for thread in threads:
-        thread.start()
+    # Workers say they are done through events: a `Thread.join` that Ctrl-C interrupts
+    # can leave the thread looking dead while it still runs (CPython before 3.12).
+    ended = [threading.Event() for _ in range(count)]
+    for index, event in enumerate(ended):
+        threading.Thread(target=worker, args=(event,), name=f"batch-{index + 1}",
+                         daemon=True).start()
     try:
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(0.2)
+        for event in ended:
+            while not event.wait(0.2):
+                pass
     except KeyboardInterrupt:
         shared.stop.set()
         queue.halt()
-        for thread in threads:
-            thread.join()
+        for event in ended:
+            event.wait()
         return True
     return False
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -173,7 +174,7 @@ def _run(spec: TaskSpec, shared: Shared, driver: Driver, model: Any, capture: _R
 def task_env(spec: TaskSpec, slot: Slot, shared: Shared) -> dict[str, str]:
     """The environment of the task's shell commands and checks."""
     env = {**os.environ, **shared.variables, "VENUSCTL_TASK_ID": spec.id,
-           "VENUSCTL_SLOT": slot.label}
+           "VENUSCTL_SLOT": slot.label, "VENUSCTL_PYTHON": sys.executable}
     if slot.serial:
         env["ANDROID_SERIAL"] = slot.serial
     if slot.server is not None:

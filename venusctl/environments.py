@@ -1,11 +1,12 @@
 """Local environments a task file needs (a web app, an X server, a simulated phone).
 
 Each environment is a shell command started in the background, in its own process
-group. It announces itself on stdout: lines `NAME=VALUE` (or `export NAME=VALUE`)
-become variables for the tasks, and a line equal to the environment's `ready`
-marker (default `READY`) says it can be used. Whatever it prints afterwards goes to
-a log file beside the batch's results. Stopping sends SIGTERM to the whole group,
-then SIGKILL if it lingers, so helper processes (Xvfb, adb) go too.
+group (`$VENUSCTL_PYTHON` names the Python venusctl runs on, for Python helpers).
+It announces itself on stdout: lines `NAME=VALUE` (or `export NAME=VALUE`) become
+variables for the tasks, and a line equal to the environment's `ready` marker
+(default `READY`) says it can be used. Whatever it prints afterwards goes to a log
+file beside the batch's results. Stopping sends SIGTERM to the whole group, then
+SIGKILL if it lingers, so helper processes (Xvfb, adb) go too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -137,7 +139,7 @@ def environments(specs: tuple[EnvironmentSpec, ...], cwd: Path, log_dir: Path
     variables: dict[str, str] = {}
     try:
         for spec in specs:
-            env = {**os.environ, **variables}
+            env = {**os.environ, "VENUSCTL_PYTHON": sys.executable, **variables}
             running = start_environment(spec, cwd, env, log_dir)
             started.append(running)
             variables.update(running.variables)

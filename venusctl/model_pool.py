@@ -4,7 +4,7 @@
   unless the command line names a model (`--model`, `--server`).
 - Several OpenAI-compatible servers (`--server` repeated): every request goes to the
   server with the fewest requests in flight; among equals, the one this task used
-  last (its prompt prefix is cached there), else the next in turn. A server that
+  last (its prompt prefix is cached there; new tasks take turns). A server that
   fails is skipped for that request, so one dead machine slows a batch down instead
   of failing it.
 - One local GGUF: loaded once and shared; answers are produced one at a time (a
@@ -35,13 +35,17 @@ class Balancer:
         self._lock = threading.Lock()
         self._turn = itertools.count()
 
-    def order(self, preferred: str | None) -> list[str]:
-        """Servers to try, best first."""
+    def home(self) -> str:
+        """The server a new task starts on: the next in turn, so tasks alternate."""
         with self._lock:
-            start = next(self._turn) % len(self.urls)
+            return self.urls[next(self._turn) % len(self.urls)]
+
+    def order(self, preferred: str) -> list[str]:
+        """Servers to try, best first: the least busy, then the task's own."""
+        with self._lock:
+            start = self.urls.index(preferred)
             rotation = {url: (i - start) % len(self.urls) for i, url in enumerate(self.urls)}
-            return sorted(self.urls, key=lambda u: (self.in_flight[u], u != preferred,
-                                                    rotation[u]))
+            return sorted(self.urls, key=lambda u: (self.in_flight[u], rotation[u]))
 
     def begin(self, url: str) -> None:
         with self._lock:
@@ -69,7 +73,7 @@ class SpreadModel:
         self.urls = urls
         self.models: dict[str, Model] = {}
         self.used: Counter[str] = Counter()
-        self.last: str | None = None
+        self.last = balancer.home()
         self.name = "server:" + ",".join(public_url(base_url(u)) for u in urls)
 
     def complete(self, messages: list[Message], options: SamplingOptions,

@@ -119,13 +119,17 @@ def _web_slots(options: PoolOptions, base: DriverOptions) -> list[Slot]:
 def _phone_slots(tasks: tuple[TaskSpec, ...], options: PoolOptions, base: DriverOptions
                  ) -> list[Slot]:
     specs = [PhoneSpec.parse(text) for text in options.phones]
-    specs += [PhoneSpec.parse(t.device) for t in tasks if t.driver == "android" and t.device]
-    if not specs:
+    pinned = [PhoneSpec.parse(t.device) for t in tasks if t.driver == "android" and t.device]
+    if not specs and not pinned:
         specs = [PhoneSpec(None, None)]
     found: dict[tuple[str, AdbAddress | None], None] = {}
     for spec in specs:
         for serial in _serials(spec):
             found[(serial, spec.server)] = None
+    for spec in pinned:  # a phone a task names, unless the pool has it already
+        if spec.serial and not any(serial == spec.serial and (spec.server in (None, server))
+                                   for serial, server in found):
+            found[(spec.serial, spec.server)] = None
     return [Slot(serial + (f"@{server}" if server else ""), "android",
                  replace(base, driver="android", device=serial,
                          adb_server=str(server) if server else None), serial, server)

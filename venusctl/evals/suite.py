@@ -19,6 +19,7 @@ from venusctl.batch import BatchOptions, BatchReport, run_batch
 from venusctl.batch_display import BatchDisplay
 from venusctl.errors import UsageError
 from venusctl.record import new_run_id
+from venusctl.taskfile import read_task_file
 
 
 @dataclass
@@ -34,16 +35,17 @@ class SuiteReport:
 
 def run_suite(options: BatchOptions, display: BatchDisplay | None = None) -> SuiteReport:
     """Run every task of the suite (never stopping at a failure) and write the record."""
-    eval_id = "suite-" + new_run_id(options.file.stem)
+    name = read_task_file(options.file).name  # a broken file leaves no record behind
+    eval_id = "suite-" + new_run_id(name)
     folder = options.runs_dir / "evals" / eval_id
-    try:
-        folder.mkdir(parents=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create {folder}: {exc.strerror or exc}") from None
     started = time.time()
     batch = run_batch(replace(options, continue_on_error=True,
                               out=options.out or folder / "results.jsonl"), display)
     summary = suite_summary(batch)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {folder}: {exc.strerror or exc}") from None
     info = {"eval_id": eval_id, "kind": "suite", "suite": str(options.file),
             "name": batch.name, "started_at": started, "ended_at": time.time(),
             "results": str(batch.out), "interrupted": batch.interrupted, **summary}

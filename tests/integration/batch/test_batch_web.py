@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import signal
+import time
 from pathlib import Path
 
 import yaml
 
-from tests.support.cli import venusctl, write_answers
+from tests.support.cli import start, venusctl, write_answers
 
 ABOUT = ["<think>The About link.</think><action>Click(point=(105, 513))</action>",
          "<action>Finished(content='This is the about page')</action>"]
@@ -164,3 +166,31 @@ def test_contexts_on_a_browser_server_and_a_cdp_endpoint(
     assert shop.state.visits.count("/about") == 3
     # closing a task's context leaves the browsers other people run alive
     assert server_process.poll() is None and cdp_process.poll() is None
+
+
+def test_an_interrupted_batch_keeps_what_ended_and_resume_runs_the_rest(
+        shop, browser_path, tmp_path):
+    slow = ["<action>Wait()</action>"] * 4 + ["<action>Finished(content='waited')</action>"]
+    path = task_file(tmp_path, shop.url, [
+        {"id": "slow", "task": "wait a while", "answers": slow, "max_steps": 10},
+        {"id": "after", "task": "open the about page", "answers": ABOUT}])
+    out = tmp_path / "results.jsonl"
+    process = start("batch", str(path), "--browser-path", browser_path, "--out", str(out),
+                    "--runs-dir", str(tmp_path / "runs"))
+    runs = tmp_path / "runs"
+    deadline = time.monotonic() + 60
+    while not any(runs.glob("*/steps.jsonl")) or not any(
+            p.read_text() for p in runs.glob("*/steps.jsonl")):
+        assert time.monotonic() < deadline and process.poll() is None, process.stderr.read()
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "--resume the results file" in stderr and "Traceback" not in stderr
+    (line,) = lines(out)
+    assert (line["id"], line["status"], line["exit_code"]) == ("slow", "interrupted", 130)
+    assert json.loads((Path(line["run_dir"]) / "run.json").read_text())["outcome"][
+        "status"] == "interrupted"
+    again = batch(tmp_path, path, browser_path, "--resume", str(out), "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert [(r["id"], r["passed"]) for r in lines(out)] == [("slow", True), ("after", True)]
