@@ -74,7 +74,7 @@ class BatchDisplay:
         with self._lock:
             row = self._rows.get(task_id)
         if row is not None:
-            self._progress.update(row, completed=step)
+            self._progress.update(row, completed=step, refresh=True)
 
     def task_finished(self, result: TaskResult) -> None:
         with self._lock:

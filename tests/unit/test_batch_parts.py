@@ -4,6 +4,7 @@ results files and resume, checks that need no driver."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -174,3 +175,27 @@ def test_checks_without_a_surface(tmp_path: Path):
     assert [r.passed for r in results] == [True, False, True, True, False, False]
     assert results[4].detail.startswith("exit 3")
     assert results[5].detail == "the browser is gone"
+
+
+def test_the_live_display_shows_running_tasks_and_a_line_per_result():
+    import io
+
+    from rich.console import Console
+
+    from venusctl.batch_display import BatchDisplay, summary_table
+
+    stream = io.StringIO()
+    display = BatchDisplay(Console(file=stream, force_terminal=True, width=120), live=True)
+    display.begin(total=2, resumed=0)
+    display.task_started(spec(task_id="alpha"), "web-1", 1)
+    display.task_step("alpha", 3, "Click(point=(1, 2))")
+    done = result("alpha", False)
+    done.checks = [{"kind": "url_matches", "passed": False, "detail": "url http://x/"}]
+    display.task_finished(done)
+    display.close()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stream.getvalue())
+    assert "alpha on web-1" in text and "3/30" in text
+    assert "FAIL" in text and "check url_matches failed: url http://x/" in text
+    plain = Console(file=io.StringIO(), width=120)
+    plain.print(summary_table([done], summarise([done], 1.0)))
+    assert "0/1 ✗ url_matches" in plain.file.getvalue()

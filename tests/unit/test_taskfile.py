@@ -94,3 +94,16 @@ def test_each_mistake_is_one_clear_line(tmp_path, text, message):
 def test_a_missing_file_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError, match="task file not found"):
         load_task_file(tmp_path / "none.yaml", {})
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize("name", ["suite/suite.yaml", "batch/shop.yaml",
+                                  "batch/with-a-model.jsonl"])
+def test_the_shipped_task_files_are_valid(name):
+    variables = {"SHOP_URL": "http://127.0.0.1:1", "PHONE_SERIAL": "127.0.0.1:2"}
+    tasks = load_task_file(EXAMPLES / name, variables)
+    assert tasks.tasks and all(t.task for t in tasks.tasks)
+    for task in tasks.tasks:
+        assert task.answers is None or task.answers.is_file()
