@@ -71,10 +71,11 @@ def test_grounding_eval_with_a_local_gguf(tiny_model, tmp_path: Path):  # noqa: 
     from tests.integration.batch.test_eval_grounding import make_dataset
 
     root = make_dataset(tmp_path / "data")
-    result = venusctl("eval", "grounding", str(root), "--model", str(tiny_model.model),
-                      "--mmproj", str(tiny_model.mmproj), "--runs-dir", str(tmp_path / "runs"),
-                      "--json", timeout=400)
+    result = venusctl("eval", "grounding", str(root), "--split", "mobile", "--model",
+                      str(tiny_model.model), "--mmproj", str(tiny_model.mmproj),
+                      "--image-min-tokens", "64", "--image-max-tokens", "256",
+                      "--runs-dir", str(tmp_path / "runs"), "--json", timeout=400)
     assert result.returncode == 0, result.stderr[-2000:]
     summary = json.loads(result.stdout)
-    assert summary["overall"]["total"] == 7 and summary["unreadable_answers"] == 0  # grammar
+    assert summary["overall"]["total"] == 3 and summary["unreadable_answers"] == 0  # grammar
     assert summary["model"] == f"llama.cpp:{tiny_model.model.name}"
