@@ -196,36 +196,41 @@ def _schedule(todo: list[TaskSpec], pool: SlotPool, shared: Shared, options: Bat
         if spec not in runnable:
             finish(_no_surface(spec))
     queue = _Queue(runnable, pool)
-    failed = threading.Event()
 
-    def worker(ended: threading.Event) -> None:
+    def work(ended: threading.Event) -> None:
         try:
-            _work()
+            while (taken := queue.take()) is not None:
+                result = _run_taken(*taken, queue, shared)
+                finish(result)
+                if not (result.passed or options.continue_on_error or shared.stop.is_set()):
+                    for left in queue.halt():
+                        finish(TaskResult.skipped(left.id, left.task, left.driver,
+                                                  f"not run: task '{result.id}' failed "
+                                                  "(--continue-on-error runs every task)"))
         finally:
             ended.set()
 
-    def _work() -> None:
-        while (taken := queue.take()) is not None:
-            spec, slot = taken
-            try:
-                result = run_one(spec, slot, shared)
-            finally:
-                queue.done(slot)
-            finish(result)
-            if not result.passed and not options.continue_on_error and not shared.stop.is_set():
-                failed.set()
-                for left in queue.halt():
-                    finish(TaskResult.skipped(left.id, left.task, left.driver,
-                                              f"not run: task '{spec.id}' failed "
-                                              "(--continue-on-error runs every task)"))
-
     count = max(1, min(options.concurrency, len(pool.slots), len(runnable)))
-    # Workers say they are done through events: a `Thread.join` that Ctrl-C interrupts
-    # can leave the thread looking dead while it still runs (CPython before 3.12).
     ended = [threading.Event() for _ in range(count)]
     for index, event in enumerate(ended):
-        threading.Thread(target=worker, args=(event,), name=f"batch-{index + 1}",
+        threading.Thread(target=work, args=(event,), name=f"batch-{index + 1}",
                          daemon=True).start()
+    return _wait(ended, queue, shared)
+
+
+def _run_taken(spec: TaskSpec, slot: Slot, queue: _Queue, shared: Shared) -> TaskResult:
+    try:
+        return run_one(spec, slot, shared)
+    finally:
+        queue.done(slot)
+
+
+def _wait(ended: list[threading.Event], queue: _Queue, shared: Shared) -> bool:
+    """Wait for the workers; on Ctrl-C, stop them at their next step. True if interrupted.
+
+    Workers report their end through events: a `Thread.join` that Ctrl-C interrupts
+    can leave a thread looking dead while it still runs (CPython before 3.12).
+    """
     try:
         for event in ended:
             while not event.wait(0.2):

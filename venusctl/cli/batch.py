@@ -115,6 +115,9 @@ def batch_command(
     unless its policy or allow_categories approve. Results: one JSON line per task
     (status, exit code, answer, steps, checks, run record).
 
+    Exit codes: 0 every task passed; 1 at least one did not; 2 bad task file or
+    option (nothing ran); 5 an environment could not start; 130 interrupted.
+
     Example: venusctl batch tasks.yaml --concurrency 2 --out results.jsonl
     """
     from venusctl.batch import BatchOptions, run_batch

@@ -213,7 +213,8 @@ def suite_command(
     """Run a suite of offline tasks and report success rate, steps and time per task.
 
     Tasks use their scripted answers files unless --model or --server names a model.
-    Exit code 0 only when every task passed.
+    Exit codes as for batch: 0 every task passed; 1 at least one did not; 2 bad suite
+    file or option; 5 an environment could not start; 130 interrupted.
 
     Example: venusctl eval suite examples/suite/suite.yaml --model ~/models/venus.gguf
     """
