@@ -9,8 +9,10 @@ Nobody is at a terminal: confirmations and questions fail closed (exit 3).
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
-import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -34,6 +36,8 @@ from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.setup import SafetyOptions
 from venusctl.surfaces import open_driver, surface_of
 from venusctl.taskfile import TaskSpec
+
+log = logging.getLogger(__name__)
 
 SETUP_TIMEOUT_S = 300.0
 APP_APPEAR_S = 15.0
@@ -109,6 +113,10 @@ def run_attempt(spec: TaskSpec, slot: Slot, shared: Shared, number: int) -> Atte
         attempt = _on_surface(spec, slot, shared, env, number)
     except VenusError as exc:
         attempt = Attempt(number, _status(exc), int(exc.exit_code), False, error=str(exc))
+    except Exception as exc:  # a bug or a broken surface must not lose the task
+        log.exception("task %s crashed", spec.id)
+        attempt = Attempt(number, "crashed", int(ExitCode.FAILED), False,
+                          error=f"{type(exc).__name__}: {exc}")
     attempt.seconds = round(time.monotonic() - started, 3)
     return attempt
 
@@ -118,7 +126,7 @@ def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
     driver = open_driver(slot.options_for(spec))
     app: subprocess.Popen[bytes] | None = None
     try:
-        app = launch_app(spec, driver, env)
+        app = launch_app(spec, driver, env, shared.cwd)
         capture = _RunCapture()
         model = shared.models.for_task(spec, surface_of(spec.driver))
         servers = model.used if isinstance(model, SpreadModel) else None
@@ -203,25 +211,24 @@ class SetupFailed(VenusError):
     exit_code = ExitCode.FAILED
 
 
-def launch_app(spec: TaskSpec, driver: Driver, env: dict[str, str]
+def launch_app(spec: TaskSpec, driver: Driver, env: dict[str, str], cwd: Path
                ) -> subprocess.Popen[bytes] | None:
-    """Open the task's app: by its label on a phone, as a program on the desktop."""
+    """Open the task's app: by its label on a phone; on the desktop, a shell command
+    started for the task (its windows awaited) and ended with the task."""
     if not spec.setup.app:
         return None
     if spec.driver == "android":
         driver.perform(LaunchApp(spec.setup.app))
         driver.settle(3.0)
         return None
-    before = driver.screenshot().digest()
-    try:
-        process = subprocess.Popen(shlex.split(spec.setup.app), env=env,
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
-    except OSError as exc:
-        raise SetupFailed(f"cannot start {spec.setup.app}: {exc.strerror or exc}") from None
+    before = driver.screenshot().digest
+    process = subprocess.Popen(spec.setup.app, shell=True, cwd=cwd, env=env,
+                               stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
     deadline = time.monotonic() + APP_APPEAR_S
-    while driver.screenshot().digest() == before and time.monotonic() < deadline:
-        if process.poll() is not None:
+    while driver.screenshot().digest == before and time.monotonic() < deadline:
+        if process.poll():  # a launcher that hands over and exits 0 is fine
             raise SetupFailed(f"{spec.setup.app} exited with code {process.returncode}")
         time.sleep(0.1)
     driver.settle(3.0)
@@ -244,12 +251,15 @@ def _outcome_env(outcome: Outcome, capture: _RunCapture, driver: Driver) -> dict
 
 
 def _close(driver: Driver, app: subprocess.Popen[bytes] | None) -> None:
+    """Close the driver, and end the app the task started with everything it spawned."""
     if app is not None and app.poll() is None:
-        app.terminate()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(app.pid, signal.SIGTERM)
         try:
             app.wait(5)
         except subprocess.TimeoutExpired:
-            app.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(app.pid, signal.SIGKILL)
     driver.close()
 
 
