@@ -52,7 +52,8 @@ def test_one_local_gguf_is_shared_by_concurrent_tasks(tiny_model, shop, browser_
         "tasks": [{"id": f"t{i}", "task": "open the about page"} for i in range(2)]}))
     out = tmp_path / "results.jsonl"
     result = venusctl("batch", str(path), "--model", str(tiny_model.model), "--mmproj",
-                      str(tiny_model.mmproj), "-j", "2", "--yes", "--continue-on-error",
+                      str(tiny_model.mmproj), "--image-min-tokens", "64",
+                      "--image-max-tokens", "256", "-j", "2", "--yes", "--continue-on-error",
                       "--browser-path", browser_path, "--out", str(out),
                       "--runs-dir", str(tmp_path / "runs"), timeout=400)
     assert result.returncode in (0, 1), result.stderr[-2000:]
