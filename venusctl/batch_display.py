@@ -130,7 +130,7 @@ def summary_table(results: list[TaskResult], summary: Summary, title: str = "bat
                           ("exit", "right"), ("steps", "right"), ("time", "right"),
                           ("tries", "right"), ("checks", "left")):
         table.add_column(name, justify=justify,  # type: ignore[arg-type]
-                         no_wrap=name != "task", overflow="fold")
+                         no_wrap=name != "checks", overflow="fold")
     for result in results:
         checks = _checks_cell(result)
         verdict = "[green]passed[/]" if result.passed else (
