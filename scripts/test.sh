@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(xvfb xdotool x11-utils xterm x11-apps scrot xauth xclip chromium adb tk python3-tk
-              dbus-daemon at-spi2-core python3-gi gir1.2-gtk-3.0)
+              dbus-daemon at-spi2-core python3-gi gir1.2-gtk-3.0 jq)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
