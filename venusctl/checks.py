@@ -108,10 +108,8 @@ _KINDS = {
 
 
 def screen_context(driver: Driver) -> ScreenContext:
-    """The app or page the surface shows now. (The web driver's `context` attribute is
-    its Playwright context, so its method of that name is reached as `context_info`.)"""
-    reader = getattr(driver, "context_info", None)
-    return reader() if callable(reader) else driver.context()
+    """The app or page the surface shows now, without taking a screenshot."""
+    return driver.context()
 
 
 def surface_text(driver: Driver) -> str:
