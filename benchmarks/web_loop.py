@@ -18,15 +18,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.webapp import ShopServer  # noqa: E402
-from venusctl.agent import Agent, AgentSettings  # noqa: E402
-from venusctl.drivers.web import WebDriver, WebOptions  # noqa: E402
-from venusctl.model.base import Completion  # noqa: E402
-from venusctl.model.scripted import ScriptedModel  # noqa: E402
-from venusctl.observers import RecordObserver  # noqa: E402
-from venusctl.record import Recorder, RunInfo, StepRecord  # noqa: E402
-from venusctl.safety.confirm import NonInteractiveConfirmer  # noqa: E402
-from venusctl.safety.guard import AllowAllGuard  # noqa: E402
+from tests.support.webapp import ShopServer
+from venusctl.agent import Agent, AgentSettings
+from venusctl.drivers.web import WebDriver, WebOptions
+from venusctl.model.base import Completion
+from venusctl.model.scripted import ScriptedModel
+from venusctl.observers import RecordObserver
+from venusctl.record import Recorder, RunInfo, StepRecord
+from venusctl.safety.confirm import NonInteractiveConfirmer
+from venusctl.safety.guard import AllowAllGuard
 
 PHASES = ("observe", "parse", "place", "describe", "guard", "act", "settle", "record")
 

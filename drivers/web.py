@@ -567,7 +567,8 @@ class WebDriver:
         if self._browser is not None:
             return bool(self._browser.is_connected())
         try:
-            return self.browser_context.browser is None or self.browser_context.browser.is_connected()
+            browser = self.browser_context.browser
+            return browser is None or browser.is_connected()
         except Exception:
             return False
 
