@@ -184,7 +184,10 @@ def find_browser(explicit: str | None, bundled: str | None) -> str | None:
 
 def check_url(url: str, allow_file: bool) -> str:
     """Only http(s) pages, and `file:` when the user asked for one on the command line."""
-    scheme = urlparse(url).scheme.lower()
+    try:
+        scheme = urlparse(url).scheme.lower()
+    except ValueError:
+        raise ActionFailed(f"'{url[:100]}' is not a valid address") from None
     if scheme in ("http", "https") or (allow_file and scheme == "file"):
         return url
     raise ActionFailed(f"Launch opens only http and https addresses, not '{url[:100]}'")

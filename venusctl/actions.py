@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, ClassVar, Union
+from urllib.parse import urlsplit
 
 from venusctl.errors import ParseError
 from venusctl.literals import Call, LiteralSyntaxError, parse_call
@@ -574,6 +575,11 @@ def _read_url(raw: Any, where: str, surface: Surface) -> str:
     text = _read_text(raw, where, surface).strip()
     if not text or len(text) > 2048 or any(c.isspace() for c in text):
         raise ParseError(f"{where} must be one URL without spaces.")
+    try:  # what urllib cannot read, no later stage (guard, driver) should have to
+        parts = urlsplit(text)
+        _ = parts.hostname, parts.port
+    except ValueError as exc:
+        raise ParseError(f"{where} is not a valid address ({exc}).") from None
     return text
 
 

@@ -8,10 +8,21 @@ from __future__ import annotations
 
 import random
 import string
+from urllib.parse import urlsplit
 
 from hypothesis import strategies as st
 
 from venusctl.actions import ACTION_SETS, TERMINAL, Action, Surface, Wait, render
+
+
+def _readable_url(text: str) -> bool:
+    try:
+        parts = urlsplit(text)
+        _ = parts.hostname, parts.port
+    except ValueError:
+        return False
+    return True
+
 
 _points = st.tuples(st.integers(0, 999), st.integers(0, 999))
 _stripped = st.text(min_size=1, max_size=40).map(str.strip).filter(bool)
@@ -22,7 +33,8 @@ _VALUES = {
     "text": st.text(max_size=300),
     "name": _stripped,
     "url": st.text(alphabet=st.characters(blacklist_categories=("Zs", "Cc", "Zl", "Zp")),
-                   min_size=1, max_size=80).filter(lambda s: not any(c.isspace() for c in s)),
+                   min_size=1, max_size=80).filter(lambda s: not any(c.isspace() for c in s))
+                                           .filter(lambda s: _readable_url(s)),
     "amount": st.integers(-4096, 4096),
     "repeat": st.integers(1, 100),
     "index": st.integers(0, 10000),

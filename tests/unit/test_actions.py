@@ -122,6 +122,8 @@ def test_sequence_of_children():
         ("Click(point=(1, 2)) extra", M, "unexpected text"),
         ("LaunchApp(app='')", M, "non-empty"),
         ("GetUrl()", M, "Unknown action"),
+        ("Launch(url='http://[::1')", B, "not a valid address"),
+        ("Launch(url='http://host:99999/')", B, "not a valid address"),
     ],
 )
 def test_rejections_explain_themselves(text, surface, fragment):

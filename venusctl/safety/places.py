@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from urllib.parse import urlparse
 
+INVALID_HOST = "(invalid address)"
 NO_PLACE_SCHEMES = ("about", "data", "blob", "chrome", "chrome-error", "devtools", "javascript")
 
 
@@ -23,12 +24,16 @@ def host_of(url: str | None) -> str | None:
     text = url.strip()
     if "://" not in text and not text.lower().startswith(NO_PLACE_SCHEMES):
         text = "http://" + text  # `Launch(url='example.com')`
-    parsed = urlparse(text)
+    try:
+        parsed = urlparse(text)
+        hostname, _ = parsed.hostname, parsed.port
+    except ValueError:
+        return INVALID_HOST  # matches no allow-list entry, so it is gated, never waved on
     if parsed.scheme.lower() in NO_PLACE_SCHEMES:
         return None
     if parsed.scheme.lower() == "file":
         return "file"
-    host = (parsed.hostname or "").rstrip(".").lower()
+    host = (hostname or "").rstrip(".").lower()
     return host or None
 
 
