@@ -26,7 +26,7 @@ from venusctl.model.scripted import ScriptedModel
 from venusctl.observers import RecordObserver
 from venusctl.record import Recorder, RunInfo, StepRecord
 from venusctl.safety.confirm import NonInteractiveConfirmer
-from venusctl.safety.guard import AllowAllGuard
+from venusctl.session import make_guard
 
 PHASES = ("observe", "parse", "place", "describe", "guard", "act", "settle", "record")
 
@@ -68,7 +68,8 @@ def main() -> None:
         info = RunInfo(recorder.run_id, "benchmark", "browser", "web", "scripted",
                        recorder.run_dir)
         model = ScriptedModel(answers(steps))
-        agent = Agent(driver, model, AllowAllGuard(), NonInteractiveConfirmer(), "S", info,
+        guard = make_guard("policy", assume_yes=False)  # the default policy, as `do` uses
+        agent = Agent(driver, model, guard, NonInteractiveConfirmer(), "S", info,
                       AgentSettings(max_steps=steps + 1), [observer])
         try:
             outcome = agent.run()
