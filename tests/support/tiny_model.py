@@ -34,13 +34,13 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 
 SPECIAL_TOKENS: tuple[tuple[str, int], ...] = (
     # (text, gguf token type: 3 control, 4 user-defined)
@@ -170,6 +170,14 @@ TINY = ModelSpec(
     ),
     vision=VisionShape(n_embd=32, n_layer=2, n_ff=64, n_head=2),
 )
+
+TINY_REAL_VOCAB = ModelSpec(
+    name="tiny-vocab248k",
+    text=replace(TINY.text, n_vocab=248320, merges=6000),
+    vision=TINY.vision,
+)
+"""Tiny layers, the real vocabulary size: for measuring what scales with the vocabulary
+(sampling, grammar checks) without a 9B model's compute."""
 
 UI_VENUS_2_9B = ModelSpec(
     name="ui-venus-2-9b-shape",
@@ -515,7 +523,8 @@ def _vision_tensors(v: VisionShape, text_embd: int, rng: np.random.Generator) ->
     t.add("v.patch_embd.weight", (v.patch, v.patch, 3, e), scale=0.02)
     t.add("v.patch_embd.weight.1", (v.patch, v.patch, 3, e), scale=0.02)
     t.add("v.patch_embd.bias", (e,), "const", 0.0)
-    t.add("v.position_embd.weight", (e, n_patches), scale=0.02)
+    # kept F32 like the converter does: llama.cpp interpolates it (ggml_interpolate: F32 only)
+    t.add("v.position_embd.weight", (e, n_patches), "f32", 0.02)
     for i in range(v.n_layer):
         b = f"v.blk.{i}."
         for norm in ("ln1", "ln2"):
@@ -572,10 +581,11 @@ def tiny_model() -> ModelFiles:
 
 
 def main() -> None:
-    """`python -m tests.support.tiny_model [tiny|9b]`: generate and print the paths."""
+    """`python -m tests.support.tiny_model [tiny|vocab|9b]`: generate, print the paths."""
     import sys
 
-    spec = UI_VENUS_2_9B if sys.argv[1:] == ["9b"] else TINY
+    specs = {"tiny": TINY, "vocab": TINY_REAL_VOCAB, "9b": UI_VENUS_2_9B}
+    spec = specs[sys.argv[1] if sys.argv[1:] else "tiny"]
     started = time.perf_counter()
     files = ensure_model(spec)
     print(f"{files.model}\n{files.mmproj}\n({time.perf_counter() - started:.1f} s)")

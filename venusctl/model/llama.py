@@ -62,6 +62,7 @@ class LlamaSettings:
     verbose: bool = False
     prefix_cache: bool = True
     snapshots: int = DEFAULT_SNAPSHOTS
+    mmap: bool = False  # see TextModel: a map doubles peak memory when weights are repacked
 
 
 def backend_info() -> BackendInfo:
@@ -89,7 +90,7 @@ class LlamaModel:
         if settings.verbose:
             logging.getLogger("venusctl.llama").setLevel(logging.DEBUG)
         _check_budget(settings)
-        self.text = TextModel(settings.model_path, settings.gpu_layers)
+        self.text = TextModel(settings.model_path, settings.gpu_layers, mmap=settings.mmap)
         try:
             self.vision = Vision(settings.mmproj_path, self.text, VisionParams(
                 threads=self.threads, flash_attn=settings.flash_attn,
@@ -176,6 +177,9 @@ class LlamaModel:
             index, snapshot = found
             context.restore(snapshot.state)
             start, n_past, reused = index + 1, snapshot.n_past, snapshot.n_tokens
+        for index in keep:
+            if index < start:
+                self.cache.touch(units[index].key)  # still wanted: keep it over older ones
         filled = reused
         for index in range(start, len(units)):
             unit = units[index]
@@ -186,9 +190,15 @@ class LlamaModel:
                 context.decode(unit.tokens, n_past, logits_last=last)
                 n_past += unit.n_pos
             filled += unit.n_tokens
-            if index in keep and unit.key not in self.cache:
-                self.cache.put(unit.key, Snapshot(context.save(), n_past, filled))
+            if index in keep:
+                self._keep(unit.key, context, n_past, filled)
         return reused, n_past
+
+    def _keep(self, key: bytes, context: Context, n_past: int, filled: int) -> None:
+        if key in self.cache:
+            self.cache.touch(key)
+        else:
+            self.cache.put(key, Snapshot(context.save(), n_past, filled))
 
     # ------------------------------------------------------------------- decode
     def _decode(self, context: Context, prompt: Prompt, n_past: int, options: SamplingOptions,
@@ -267,7 +277,7 @@ class _ThoughtBudget:
     def __init__(self, model: TextModel, options: SamplingOptions, rendered: Rendered,
                  active: bool) -> None:
         self.active = active and options.thinking
-        self.limit = options.max_tokens - min(ACTION_RESERVE, options.max_tokens // 4)
+        self.limit = options.max_tokens - min(ACTION_RESERVE, options.max_tokens // 2)
         self.opened = rendered.think_opened
         self.queue: list[int] = []
         self.model = model

@@ -70,13 +70,20 @@ def backend_info() -> BackendInfo:
 class TextModel:
     """A loaded GGUF text model and its vocabulary."""
 
-    def __init__(self, path: Path, gpu_layers: int = 0, vocab_only: bool = False) -> None:
+    def __init__(self, path: Path, gpu_layers: int = 0, vocab_only: bool = False,
+                 mmap: bool = False) -> None:
+        """`mmap=False` reads the weights into memory once: on CPU, llama.cpp repacks
+        quantised weights into a faster layout, and with a memory map the file's pages
+        stay resident beside the repacked copy (measured: 9.2 GB peak RSS instead of
+        4.9 GB for a 4.7 GB Q4_0 model)."""
         llama_cpp = _llama()
         if not path.is_file():
             raise ModelError(f"model file not found: {path}")
         params = llama_cpp.llama_model_default_params()
         params.n_gpu_layers = gpu_layers
         params.vocab_only = vocab_only
+        params.load_mode = (llama_cpp.LLAMA_LOAD_MODE_MMAP if mmap or vocab_only
+                            else llama_cpp.LLAMA_LOAD_MODE_NONE)
         bookmark = llama_logs.mark()
         handle = llama_cpp.llama_model_load_from_file(os.fsencode(path), params)
         if not handle:

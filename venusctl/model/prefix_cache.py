@@ -66,6 +66,11 @@ class PrefixCache(Generic[S]):
                 return index, found
         return None
 
+    def touch(self, key: bytes) -> None:
+        """Mark a snapshot as wanted again (it moves to the back of the eviction queue)."""
+        if key in self._items:
+            self._items.move_to_end(key)
+
     def put(self, key: bytes, snapshot: Snapshot[S]) -> None:
         if self.max_entries <= 0 or snapshot.size > self.max_bytes:
             return

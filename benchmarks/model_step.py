@@ -1,0 +1,99 @@
+"""One model step through venusctl vs a bare llama-cpp-python call, same messages and image.
+
+    .venv/bin/python benchmarks/model_step.py [--model tiny|vocab|9b] [--runs 5]
+                                              [--max-tokens 48] [--image-max-tokens N]
+
+Bare: `Llama(chat_handler=MTMDChatHandler(...)).create_chat_completion(...)`, the
+library's own multimodal path. venusctl: `LlamaModel.complete` with its prefix cache
+emptied before every run (a first step), grammar off so both sample the same way
+(a second line shows the cost with the grammar on). Same context size, threads,
+flash attention, image budget (the library default, which the bare handler cannot
+change), greedy, no repetition penalty. Prints medians and venusctl/bare ratios
+(goal: at most 1.03 on the first step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from model_common import median, model_files, step_messages
+
+from venusctl.actions import Surface
+from venusctl.model.base import SamplingOptions
+from venusctl.model.llama import LlamaModel, LlamaSettings, default_threads
+
+N_CTX = 8192
+
+
+def bare_runner(files, threads: int):
+    from llama_cpp import Llama
+    from llama_cpp.llama_chat_format import MTMDChatHandler
+
+    handler = MTMDChatHandler(clip_model_path=str(files.mmproj), verbose=False)
+    llm = Llama(model_path=str(files.model), chat_handler=handler, n_ctx=N_CTX,
+                n_threads=threads, n_threads_batch=threads, flash_attn=True, verbose=False)
+
+    def run(messages, max_tokens: int) -> tuple[float, int]:
+        started = time.perf_counter()
+        result = llm.create_chat_completion(
+            messages=[m.to_openai() for m in messages], max_tokens=max_tokens,
+            temperature=0.0, repeat_penalty=1.0)
+        return time.perf_counter() - started, result["usage"]["completion_tokens"]
+
+    return run, llm
+
+
+def venus_runner(files, threads: int, grammar: bool, image_max: int | None):
+    model = LlamaModel(LlamaSettings(
+        files.model, files.mmproj, n_ctx=N_CTX, threads=threads, grammar=grammar,
+        image_min_tokens=None, image_max_tokens=image_max), Surface.BROWSER)
+
+    def run(messages, max_tokens: int) -> tuple[float, int]:
+        model.cache.clear()  # a first step: nothing to reuse
+        started = time.perf_counter()
+        completion = model.complete(messages, SamplingOptions(
+            max_tokens=max_tokens, temperature=0.0, repeat_penalty=1.0))
+        return time.perf_counter() - started, completion.completion_tokens
+
+    return run, model
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="tiny")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--max-tokens", type=int, default=48)
+    parser.add_argument("--threads", type=int, default=default_threads())
+    args = parser.parse_args()
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    files = model_files(args.model)
+    messages = step_messages(0)
+
+    bare, llm = bare_runner(files, args.threads)
+    venus, model = venus_runner(files, args.threads, grammar=False, image_max=None)
+    venus_g, model_g = venus_runner(files, args.threads, grammar=True, image_max=None)
+    times: dict[str, list[float]] = {"bare": [], "venusctl": [], "venusctl+grammar": []}
+    tokens: dict[str, list[int]] = {k: [] for k in times}
+    for run in (bare, venus, venus_g):
+        run(messages, 4)  # warm-up: first image encode, page cache
+    for _ in range(args.runs):  # interleaved, so load from others spreads evenly
+        for name, run in (("bare", bare), ("venusctl", venus), ("venusctl+grammar", venus_g)):
+            seconds, count = run(messages, args.max_tokens)
+            times[name].append(seconds)
+            tokens[name].append(count)
+    print(f"model: {args.model} ({files.model.name}), threads {args.threads}, "
+          f"runs {args.runs}, max tokens {args.max_tokens}")
+    base = median(times["bare"])
+    for name in times:
+        value = median(times[name])
+        print(f"  {name:17s} median {value:8.3f} s   tokens {median(tokens[name]):5.0f}   "
+              f"ratio to bare {value / base:5.3f}")
+    llm.close()
+    model.close()
+    model_g.close()
+
+
+if __name__ == "__main__":
+    main()
