@@ -42,6 +42,8 @@ DEFAULT_IMAGE_MAX_TOKENS = 1280
 STOP = "</action>"
 CONTEXT_STEP = 1024
 DEFAULT_SNAPSHOTS = 2
+INTERRUPTIBLE_BYTES = 1 << 30
+"""From this model size on, Ctrl-C can stop a decode midway (see native._Interrupts)."""
 ACTION_RESERVE = 200
 """Tokens kept for the action when the thought has to be closed for the model."""
 
@@ -63,6 +65,7 @@ class LlamaSettings:
     prefix_cache: bool = True
     snapshots: int = DEFAULT_SNAPSHOTS
     mmap: bool = False  # see TextModel: a map doubles peak memory when weights are repacked
+    interruptible: bool | None = None  # None: for models of 1 GiB and more (see native)
 
 
 def backend_info() -> BackendInfo:
@@ -160,9 +163,15 @@ class LlamaModel:
             log.debug("growing the context from %d to %d tokens", self.context.n_ctx, size)
             self.context.close()
             self.context = None
-        self.context = Context(self.text, ContextParams(size, self.threads,
-                                                        self.settings.flash_attn))
+        self.context = Context(self.text, ContextParams(
+            size, self.threads, self.settings.flash_attn, interruptible=self._interruptible()))
         return self.context
+
+    def _interruptible(self) -> bool:
+        chosen = self.settings.interruptible
+        if chosen is not None:
+            return chosen
+        return self.settings.model_path.stat().st_size >= INTERRUPTIBLE_BYTES
 
     # ------------------------------------------------------------------ prefill
     def _prefill(self, context: Context, prompt: Prompt, image_first: bool) -> tuple[int, int]:

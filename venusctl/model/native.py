@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -172,6 +175,49 @@ class ContextParams:
     flash_attn: bool
     n_batch: int = 1024
     n_ubatch: int = 512
+    interruptible: bool = False
+
+
+class _Interrupts:
+    """Lets Ctrl-C or SIGTERM stop a long `llama_decode` between two graph nodes.
+
+    Python runs signal handlers only between bytecodes, so during a minutes-long
+    prefill a Ctrl-C would wait for it to end. llama.cpp calls this callback before
+    each graph node; entering it lets Python run the pending handler, whose
+    KeyboardInterrupt cannot leave a C callback: an unraisable-exception hook set for
+    the duration of the call catches it, the callback then tells llama.cpp to stop,
+    and the caller re-raises it. One call per node costs ~1 µs, noticeable only on
+    tiny models, so it is off there.
+    """
+
+    def __init__(self) -> None:
+        self.pending: BaseException | None = None
+        self.callback = _llama().ggml_abort_callback(self._check)
+
+    def _check(self, _data: ctypes.c_void_p) -> bool:
+        return self.pending is not None
+
+    @contextmanager
+    def watching(self) -> Iterator[None]:
+        previous = sys.unraisablehook
+
+        def hook(unraisable: Any) -> None:
+            value = unraisable.exc_value
+            if isinstance(value, BaseException) and not isinstance(value, Exception):
+                self.pending = value
+            else:
+                previous(unraisable)
+
+        sys.unraisablehook = hook
+        try:
+            yield
+        finally:
+            sys.unraisablehook = previous
+
+    def raise_pending(self) -> None:
+        if self.pending is not None:
+            exc, self.pending = self.pending, None
+            raise exc
 
 
 class Context:
@@ -202,6 +248,18 @@ class Context:
         self.handle = handle
         self.n_ctx = int(llama_cpp.llama_n_ctx(handle))
         self.batch = llama_cpp.llama_batch_init(params.n_batch, 0, 1)
+        self.interrupts = _Interrupts() if params.interruptible else None
+        if self.interrupts is not None:
+            llama_cpp.llama_set_abort_callback(handle, self.interrupts.callback, None)
+
+    def watching(self) -> AbstractContextManager[None]:
+        """Around a call that decodes: a Ctrl-C during it stops it (see `_Interrupts`)."""
+        return self.interrupts.watching() if self.interrupts is not None else nullcontext()
+
+    def raise_interrupt(self) -> None:
+        """Re-raise a Ctrl-C or SIGTERM that stopped the last decode, if one did."""
+        if self.interrupts is not None:
+            self.interrupts.raise_pending()
 
     def clear(self) -> None:
         llama_cpp = _llama()
@@ -223,7 +281,9 @@ class Context:
                 batch.logits[i] = 0
             if logits_last and offset + len(piece) == len(tokens):
                 batch.logits[len(piece) - 1] = 1
-            code = llama_cpp.llama_decode(self.handle, batch)
+            with self.watching():
+                code = llama_cpp.llama_decode(self.handle, batch)
+            self.raise_interrupt()
             if code != 0:
                 raise ModelError(_decode_failure(code, self.n_ctx))
 

@@ -188,10 +188,12 @@ class Vision:
         llama_cpp = _llama()
         new_past = llama_cpp.llama_pos(0)
         bookmark = llama_logs.mark()
-        code = self.mtmd.mtmd_helper_eval_chunk_single(
-            self.handle, context.handle, prompt.image_chunks[unit.image],
-            llama_cpp.llama_pos(n_past), llama_cpp.llama_seq_id(0), context.params.n_batch,
-            logits_last, ctypes.byref(new_past))
+        with context.watching():
+            code = self.mtmd.mtmd_helper_eval_chunk_single(
+                self.handle, context.handle, prompt.image_chunks[unit.image],
+                llama_cpp.llama_pos(n_past), llama_cpp.llama_seq_id(0),
+                context.params.n_batch, logits_last, ctypes.byref(new_past))
+        context.raise_interrupt()
         if code != 0:
             reason = llama_logs.last_problem(bookmark, f"code {code}")
             raise ModelError(f"evaluating the screenshot failed: {reason}")

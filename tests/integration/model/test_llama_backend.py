@@ -101,6 +101,42 @@ def test_the_image_budget_sets_image_tokens(open_llama):
     assert large.image_tokens >= 1000
 
 
+def test_a_signal_stops_a_long_prefill_midway(open_llama):
+    """Ctrl-C (here SIGUSR1 raising KeyboardInterrupt) need not wait for llama.cpp."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from venusctl.model.base import Message, TextPart
+
+    model = open_llama(interruptible=True)
+    long = [Message("system", (TextPart("word " * 14000),)), Message("user", (TextPart("hi"),))]
+    options = SamplingOptions(max_tokens=1, thinking=False)
+    armed = threading.Event()
+
+    def handler(signum, frame):
+        if armed.is_set():
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGUSR1, handler)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGUSR1))
+    try:
+        armed.set()
+        timer.start()
+        started = time.perf_counter()
+        with pytest.raises(KeyboardInterrupt):
+            model.complete(long, options)
+        stopped = time.perf_counter() - started
+        armed.clear()
+    finally:
+        armed.clear()
+        timer.cancel()
+        signal.signal(signal.SIGUSR1, previous)
+    full = model.complete(long, options)  # the model is still usable
+    assert full.prefill_s > stopped  # it really stopped before the end
+
+
 def test_backend_info_names_the_build():
     info = backend_info()
     assert "CPU" in info.devices
