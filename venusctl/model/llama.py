@@ -99,8 +99,13 @@ class LlamaModel:
                 threads=self.threads, flash_attn=settings.flash_attn,
                 use_gpu=settings.gpu_layers != 0, min_tokens=settings.image_min_tokens,
                 max_tokens=settings.image_max_tokens))
+        except BaseException:
+            self.text.close()
+            raise
+        try:
             self.template = ChatTemplate(self._template_source())
         except BaseException:
+            self.vision.close()
             self.text.close()
             raise
         self.context: Context | None = None
