@@ -148,8 +148,8 @@ def test_the_thought_is_bounded_and_the_opening_follows_the_template(vocab):
 
 def test_long_strings_stay_bounded(vocab):
     grammar = action_grammar(Surface.BROWSER)
-    for length, ok in ((2000, True), (2001, False)):
-        answer = f"t</think><action>Launch(url='{'x' * length}')</action>"
+    for length, ok in ((1700, True), (1701, False)):
+        answer = f"t</think><action>Launch(url='https://a.b/{'x' * length}')</action>"
         assert accepts(vocab, grammar, answer) is ok
     thought = "y" * 2001 + "</think><action>Wait()</action>"
     assert not accepts(vocab, grammar, thought)

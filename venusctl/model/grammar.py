@@ -25,7 +25,9 @@ THOUGHT_CHARS = 2000
 
 TEXT_CHARS = 700
 """Repetitions of a text character (one may stand for up to 5 characters: `<<<<x`)."""
-URL_CHARS = 2000
+HOST_CHARS = 253
+URL_PATH_CHARS = 1700
+"""Scheme, host, port and path together stay under the parser's 2,048 characters."""
 NAME_CHARS = 200
 KEY_CHARS = 32
 URL_CLASS = (r"!#-&(-;=-\[\]-~\u00a1-\u167f\u1681-\u1fff\u200b-\u2027\u202a-\u202e"
@@ -107,8 +109,13 @@ def _add_values(rules: dict[str, str], surface: Surface) -> None:
     rules["v-text"] = _quoted("txt", 0, TEXT_CHARS)
     rules["v-name"] = _quoted("nm", 1, NAME_CHARS, solid_first=True)
     rules["key"] = _quoted("nm", 1, KEY_CHARS, solid_first=True)
-    rules["v-url"] = (f"\"'\" url-char{{1,{URL_CHARS}}} \"'\" | "
-                      f'"\\"" url-char{{1,{URL_CHARS}}} "\\""')
+    # An http(s) address urllib can read (the parser checks that): a plain host, an
+    # optional port in range, then any URL characters after the first / ? or #.
+    rules["v-url"] = r'''"'" url "'" | "\"" url "\""'''
+    rules["url"] = (f'"http" "s"? "://" host-char{{1,{HOST_CHARS}}} ( ":" port )? '
+                    f'( [/?#] url-char{{0,{URL_PATH_CHARS}}} )?')
+    rules["host-char"] = "[a-zA-Z0-9._%-]"
+    rules["port"] = _int_range(1, 65535)
     rules["url-char"] = f"[{URL_CLASS}]"
     rules["sq-txt"] = r"""[^'\\\n<\x00] | esc | "<"{1,4} [^'\\\n</\x00]"""
     rules["dq-txt"] = r"""[^"\\\n<\x00] | esc | "<"{1,4} [^"\\\n</\x00]"""
