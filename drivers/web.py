@@ -64,8 +64,15 @@ _DESCRIBE_JS = """
   let el = document.elementFromPoint(x, y);
   if (!el) return null;
   const interactive = 'a,button,input,select,textarea,label,summary,[role],[onclick],[tabindex]';
-  const target = el.closest(interactive) || el;
+  const control = el.closest(interactive);
+  const target = control || el;
   const text = (s) => (s || '').replace(/\\s+/g, ' ').trim().slice(0, 200);
+  // A plain container (the page body, a layout div) speaks only for its own words:
+  // its descendants' text would make a click on empty space look like "Submit order".
+  const ownText = (e) => Array.from(e.childNodes).filter(n => n.nodeType === 3)
+    .map(n => n.textContent).join(' ');
+  const shownText = (control || el.children.length === 0)
+    ? (target.innerText || target.textContent) : ownText(target);
   const implicitRole = (e) => {
     const tag = e.tagName.toLowerCase();
     if (tag === 'a' && e.hasAttribute('href')) return 'link';
@@ -98,7 +105,7 @@ _DESCRIBE_JS = """
     tag: target.tagName.toLowerCase(),
     role: target.getAttribute('role') || implicitRole(target),
     name: text(name),
-    text: text(target.innerText || target.textContent),
+    text: text(shownText),
     input_type: target.tagName.toLowerCase() === 'input' ? (target.type || 'text') : null,
     autocomplete: target.getAttribute('autocomplete'),
     id: target.id || null,

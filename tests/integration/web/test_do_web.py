@@ -185,8 +185,11 @@ def test_act_and_screenshot_commands(shop, browser_path, tmp_path):
     assert "Click(point=(160, 470))" in result.stdout
     assert "link 'Offers (new tab)'" in result.stdout
     assert "/offers" in shop.state.visits
-    result = venusctl("act", "Click(point=(5, 5))", "--driver", "web", "--url", shop.url + "/",
-                      "--browser-path", browser_path)
+    blank = ("act", "Click(point=(5, 5))", "--driver", "web", "--url", shop.url + "/",
+             "--browser-path", browser_path)
+    result = venusctl(*blank)  # the default policy: a click on empty space is harmless
+    assert result.returncode == 0 and "target: html" in result.stdout, result.stderr
+    result = venusctl(*blank, "--confirm", "all")
     assert result.returncode == 3 and "needs confirmation" in result.stderr
     result = venusctl("act", "Tap(point=(5, 5))", "--driver", "web", "--url", shop.url + "/",
                       "--browser-path", browser_path)

@@ -203,3 +203,12 @@ def test_a_dead_browser_is_a_device_error(web):
     time.sleep(0.5)
     with pytest.raises(DeviceError, match="browser"):
         web.screenshot()
+
+
+def test_empty_space_does_not_speak_for_the_whole_page(web):
+    """A click in the page margin is not a click on 'Submit order' (a guard false alarm)."""
+    element = web.describe(9, 2)
+    assert element is not None
+    assert "Submit order" not in (element.text or "") and not element.name
+    heading = web.describe(40, 30)  # the <h1>, a leaf: its own words count
+    assert heading is not None and heading.text == "Order"
