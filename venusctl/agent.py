@@ -231,14 +231,19 @@ class Agent:
         record.grid = [list(p) for p in points_of(action)]
         record.pixels = [list(p) for p in points_of(placed)]
 
-        if isinstance(action, (Finished, Answer)):
-            status = "finished" if isinstance(action, Finished) else "answered"
-            record.verdict = {"decision": "allow", "reason": "ends the run"}
-            return _StepEnd(outcome=Outcome(status, ExitCode.FINISHED, action.content))
-        if isinstance(action, CallUser):
-            record.verdict = {"decision": "allow", "reason": "a question for the user"}
-            return self._call_user(action, turn, record)
+        if is_terminal(action):
+            record.verdict = {"decision": "allow", "reason": "ends the run or asks the user"}
+            return self._terminal_end(action, turn, record)
         return self._guard_and_act(step, parsed, placed, screen, turn, record, clock)
+
+    def _terminal_end(self, action: Action, turn: Turn, record: StepRecord) -> _StepEnd:
+        """`Finished`/`Answer` end the run; `CallUser` asks the person (alone or as the
+        last child of a Sequence)."""
+        if isinstance(action, CallUser):
+            return self._call_user(action, turn, record)
+        status = "finished" if isinstance(action, Finished) else "answered"
+        content = action.content if isinstance(action, (Finished, Answer)) else ""
+        return _StepEnd(outcome=Outcome(status, ExitCode.FINISHED, content))
 
     def _ask(
         self,
@@ -342,11 +347,8 @@ class Agent:
             ending = None
         with clock("settle"):
             self.driver.settle(self.settings.settle_cap_s)
-        if isinstance(ending, (Finished, Answer)):  # a Sequence that ends the run
-            status = "finished" if isinstance(ending, Finished) else "answered"
-            return _StepEnd(outcome=Outcome(status, ExitCode.FINISHED, ending.content))
-        if isinstance(ending, CallUser):
-            return self._call_user(ending, turn, record)
+        if ending is not None:  # a Sequence whose last child ends the run or asks
+            return self._terminal_end(ending, turn, record)
         return _StepEnd(turn=turn, feedback=next_feedback, loop_key=_loop_key(parsed.action))
 
     def _approved(self, verdict: Verdict) -> Verdict:
