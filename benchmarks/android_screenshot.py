@@ -27,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from loop_timing import TimedRecord
+
 from tests.support.fakephone import PhoneConfig, android_env
 from venusctl.agent import Agent, AgentSettings
 from venusctl.drivers.android import AndroidDriver, AndroidOptions
@@ -34,8 +36,7 @@ from venusctl.drivers.android_screen import Capturer, encode
 from venusctl.drivers.base import DryRunDriver
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.observers import RecordObserver
-from venusctl.record import Recorder, RunInfo, StepRecord
+from venusctl.record import Recorder, RunInfo
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.guard import AllowAllGuard
 
@@ -49,20 +50,6 @@ def median_ms(fn: Callable[[], object], runs: int) -> float:
         fn()
         times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times)
-
-
-class TimedRecord(RecordObserver):
-    """The record observer, timing its own writes (the loop's record phase)."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        super().__init__(recorder)
-        self.records: list[StepRecord] = []
-
-    def step_finished(self, record: StepRecord) -> None:
-        started = time.perf_counter()
-        super().step_finished(record)
-        record.timings["record"] = time.perf_counter() - started
-        self.records.append(record)
 
 
 def capture_paths(driver: AndroidDriver, runs: int) -> None:

@@ -26,6 +26,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from loop_timing import TimedRecord  # noqa: E402
+
 from tests.support.xserver import TkApp, XServer  # noqa: E402
 from venusctl.actions import Surface  # noqa: E402
 from venusctl.agent import Agent, AgentSettings, RunObserver  # noqa: E402
@@ -34,7 +36,6 @@ from venusctl.drivers.desktop_capture import Capturer, list_monitors  # noqa: E4
 from venusctl.grid import ScreenSize, to_grid  # noqa: E402
 from venusctl.model.base import Completion  # noqa: E402
 from venusctl.model.scripted import ScriptedModel  # noqa: E402
-from venusctl.observers import RecordObserver  # noqa: E402
 from venusctl.record import Recorder, RunInfo, StepRecord  # noqa: E402
 from venusctl.safety.confirm import NonInteractiveConfirmer  # noqa: E402
 from venusctl.session import make_guard  # noqa: E402
@@ -77,20 +78,6 @@ class Stopwatch:
     def next_step(self) -> None:
         self.steps.append(self.current)
         self.current = {}
-
-
-class TimedRecord(RecordObserver):
-    """The record observer, timing its own writes (the loop's record phase)."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        super().__init__(recorder)
-        self.records: list[StepRecord] = []
-
-    def step_finished(self, record: StepRecord) -> None:
-        started = time.perf_counter()
-        super().step_finished(record)
-        record.timings["record"] = time.perf_counter() - started
-        self.records.append(record)
 
 
 class StepCloser(RunObserver):

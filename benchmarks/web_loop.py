@@ -13,36 +13,22 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from loop_timing import TimedRecord
 
 from tests.support.webapp import ShopServer
 from venusctl.agent import Agent, AgentSettings
 from venusctl.drivers.web import WebDriver, WebOptions
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.observers import RecordObserver
-from venusctl.record import Recorder, RunInfo, StepRecord
+from venusctl.record import Recorder, RunInfo
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.session import make_guard
 
 PHASES = ("observe", "parse", "place", "describe", "guard", "act", "settle", "record")
-
-
-class TimedRecord(RecordObserver):
-    """The record observer, timing its own writes (the loop's record phase)."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        super().__init__(recorder)
-        self.records: list[StepRecord] = []
-
-    def step_finished(self, record: StepRecord) -> None:
-        started = time.perf_counter()
-        super().step_finished(record)
-        record.timings["record"] = time.perf_counter() - started
-        self.records.append(record)
 
 
 def answers(steps: int) -> list[Completion]:
