@@ -56,6 +56,7 @@ from venusctl.drivers.desktop_windows import WindowInfo, open_windows
 from venusctl.errors import Aborted, ActionFailed, DeviceError, UsageError
 from venusctl.grid import ScreenSize
 from venusctl.settle import wait_until_stable
+from venusctl.text import first_line
 
 log = logging.getLogger(__name__)
 
@@ -227,9 +228,9 @@ class DesktopDriver:
             raise Aborted(FAILSAFE_MESSAGE) from None
         except Exception as exc:
             if _display_gone(exc):
-                raise DeviceError(f"the display is gone: {_first_line(exc)}") from None
+                raise DeviceError(f"the display is gone: {first_line(exc)}") from None
             raise ActionFailed(f"could not perform {type(action).__name__}: "
-                               f"{_first_line(exc)}") from None
+                               f"{first_line(exc)}") from None
 
     def pointer(self, point: tuple[int, int] | None) -> tuple[int, int] | None:
         """An image pixel as the pointer position to use (off the fail-safe corners)."""
@@ -399,8 +400,3 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
 def _display_gone(exc: BaseException) -> bool:
     names = {cls.__name__ for cls in type(exc).__mro__}
     return bool(names & {"ConnectionClosedError", "DisplayConnectionError", "DisplayError"})
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0][:300] if lines else type(exc).__name__

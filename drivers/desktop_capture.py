@@ -18,6 +18,7 @@ from PIL import Image
 
 from venusctl.drivers.desktop_geometry import Monitor
 from venusctl.errors import DeviceError
+from venusctl.text import first_line
 
 MIMES = {"jpeg": "image/jpeg", "png": "image/png"}
 
@@ -31,7 +32,7 @@ def _open_mss() -> Any:
         factory = getattr(mss, "MSS", None) or mss.mss  # mss 10 renamed mss.mss to mss.MSS
         return factory()
     except Exception as exc:
-        raise DeviceError(f"cannot capture the screen: {_first_line(exc)}") from None
+        raise DeviceError(f"cannot capture the screen: {first_line(exc)}") from None
 
 
 def list_monitors() -> list[Monitor]:
@@ -61,7 +62,7 @@ class Capturer:
         try:
             shot = self._mss.grab(monitor.region())
         except Exception as exc:
-            raise DeviceError(f"cannot capture the screen: {_first_line(exc)}") from None
+            raise DeviceError(f"cannot capture the screen: {first_line(exc)}") from None
         return Image.frombuffer("RGB", shot.size, shot.bgra, "raw", "BGRX", 0, 1)
 
     def encode(self, image: Image.Image) -> tuple[bytes, str]:
@@ -78,6 +79,3 @@ class Capturer:
             self._mss.close()
 
 
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0][:300] if lines else type(exc).__name__

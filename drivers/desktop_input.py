@@ -30,6 +30,7 @@ from venusctl.drivers.desktop_keys import (
     split_text,
 )
 from venusctl.errors import ActionFailed, DeviceError
+from venusctl.text import first_line
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ def load_pyautogui() -> ModuleType:
         import pyautogui
     except Exception as exc:
         where = os.environ.get("DISPLAY", "the display")
-        raise DeviceError(f"cannot open {where}: {_first_line(exc)}") from None
+        raise DeviceError(f"cannot open {where}: {first_line(exc)}") from None
     pyautogui.PAUSE = 0
     pyautogui.FAILSAFE = True
     return pyautogui
@@ -91,7 +92,7 @@ class XdotoolTyper:
             raise ActionFailed(f"xdotool could not type the text: {exc}") from None
         if done.returncode != 0:
             message = done.stderr.decode(errors="replace").strip() or f"exit {done.returncode}"
-            raise ActionFailed(f"xdotool could not type the text: {_first_line(message)}")
+            raise ActionFailed(f"xdotool could not type the text: {first_line(message)}")
 
 
 def _sleep_after(action: Callable[[], None]) -> None:
@@ -125,7 +126,7 @@ class ClipboardTyper:
             pyperclip.copy(text)
         except pyperclip.PyperclipException as exc:
             raise ActionFailed(
-                f"cannot type non-ASCII text: no clipboard tool ({_first_line(exc)}); "
+                f"cannot type non-ASCII text: no clipboard tool ({first_line(exc)}); "
                 "install xdotool or xclip") from None
         try:
             self.watch(lambda: self.gui.hotkey(*self.paste_keys))
@@ -324,8 +325,3 @@ def _release_one(release: Callable[[str], None], item: str) -> tuple[bool, bool]
             log.debug("could not release %s: %s", item, exc)
             return False, interrupted
     return False, interrupted
-
-
-def _first_line(value: object) -> str:
-    lines = str(value).strip().splitlines()
-    return lines[0][:300] if lines else type(value).__name__

@@ -40,6 +40,7 @@ from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 from venusctl.errors import ActionFailed, DeviceError, UsageError
 from venusctl.grid import ScreenSize
 from venusctl.settle import wait_until_stable
+from venusctl.text import first_line
 
 log = logging.getLogger(__name__)
 
@@ -231,7 +232,7 @@ class WebDriver:
             raise
         except Exception as exc:
             self._pw_manager.__exit__(None, None, None)
-            raise DeviceError(f"could not start the browser: {_first_line(exc)}") from None
+            raise DeviceError(f"could not start the browser: {first_line(exc)}") from None
         pages = self.browser_context.pages
         self.page = pages[0] if pages else self.browser_context.new_page()
         self._known_pages = set(map(id, self.browser_context.pages))
@@ -268,7 +269,7 @@ class WebDriver:
                                                           timeout=NAV_TIMEOUT_MS)
         except Exception as exc:
             raise DeviceError(f"could not connect to the browser at {options.remote}: "
-                              f"{_first_line(exc)}") from None
+                              f"{first_line(exc)}") from None
         viewport = {"width": options.viewport.width, "height": options.viewport.height}
         return self._browser.new_context(viewport=viewport)
 
@@ -468,7 +469,7 @@ class WebDriver:
             self.page.goto(url, wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
         except Exception as exc:
             self._raise_if_gone(exc)
-            message = f"could not open {url}: {_first_line(exc)}"
+            message = f"could not open {url}: {first_line(exc)}"
             raise (DeviceError(message) if startup else ActionFailed(message)) from None
 
     def _get_url(self, action: GetUrl) -> ActionResult:
@@ -535,7 +536,7 @@ class WebDriver:
         try:
             pages = [p for p in self.browser_context.pages if not p.is_closed()]
         except Exception as exc:
-            raise DeviceError(f"the browser is gone: {_first_line(exc)}") from None
+            raise DeviceError(f"the browser is gone: {first_line(exc)}") from None
         if not pages:
             raise DeviceError("the browser has no open tab left")
         new = [p for p in pages if id(p) not in self._known_pages]
@@ -563,15 +564,15 @@ class WebDriver:
         except Exception as exc:
             self._raise_if_gone(exc)
             if action_error:
-                raise ActionFailed(f"could not {what}: {_first_line(exc)}") from None
-            raise DeviceError(f"could not {what}: {_first_line(exc)}") from None
+                raise ActionFailed(f"could not {what}: {first_line(exc)}") from None
+            raise DeviceError(f"could not {what}: {first_line(exc)}") from None
 
     def _raise_if_gone(self, exc: BaseException) -> None:
         text = str(exc).lower()
         gone = ("has been closed", "browser closed", "target closed", "connection closed",
                 "browser has disconnected", "crashed")
         if any(marker in text for marker in gone) or not self._browser_alive():
-            raise DeviceError(f"the browser closed or crashed: {_first_line(exc)}") from None
+            raise DeviceError(f"the browser closed or crashed: {first_line(exc)}") from None
 
     def _browser_alive(self) -> bool:
         if self._browser is not None:
@@ -606,11 +607,6 @@ def _key_name(key: str) -> str:
     if lowered.startswith("f") and lowered[1:].isdigit() and 1 <= int(lowered[1:]) <= 24:
         return lowered.upper()
     raise ActionFailed(f"unknown key '{key}'")
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:300] if text else type(exc).__name__
 
 
 _HANDLERS: dict[type, Any] = {

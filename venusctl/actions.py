@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from venusctl.errors import ParseError
 from venusctl.literals import Call, LiteralSyntaxError, parse_call
+from venusctl.text import one_line
 
 Point = tuple[int, int]
 
@@ -532,8 +533,7 @@ def _canonical_key(key: str, spec: Spec) -> str | None:
 
 
 def _clip(text: str, limit: int = 80) -> str:
-    one_line = " ".join(text.split())
-    return repr(one_line if len(one_line) <= limit else one_line[: limit - 1] + "…")
+    return repr(one_line(text, limit))
 
 
 # ------------------------------------------------------------------ value readers

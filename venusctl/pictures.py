@@ -50,6 +50,7 @@ from venusctl.actions import (
 )
 from venusctl.errors import ParseError
 from venusctl.grid import ScreenSize, to_pixels
+from venusctl.text import one_line
 
 Point = tuple[int, int]
 Box = tuple[int, int, int, int]  # left, top, width, height
@@ -137,7 +138,7 @@ def mark_label(
     """Text on a solid patch, kept inside the image; returns the patch's box."""
     draw = ImageDraw.Draw(image)
     face = font(size or max(12, round(min(image.size) / 40)))
-    text = _clip(text, 80)
+    text = one_line(text, 80)
     left, top, right, bottom = draw.textbbox((0, 0), text, font=face)
     pad = max(3, (bottom - top) // 4)
     w, h = right - left + 2 * pad, bottom - top + 2 * pad
@@ -179,11 +180,6 @@ def encode(image: Image.Image, kind: str = "png", quality: int = 80) -> bytes:
     else:
         image.save(out, "PNG", optimize=True)
     return out.getvalue()
-
-
-def _clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 # ------------------------------------------------------------------ actions drawn
@@ -318,6 +314,6 @@ def caption(image: Image.Image, text: str, height: int | None = None) -> Image.I
     out.paste(image.convert("RGB"), (0, 0))
     draw = ImageDraw.Draw(out)
     face = font(round(strip * 0.55))
-    text = _clip(text, max(20, image.width // max(1, round(strip * 0.3))))
+    text = one_line(text, max(20, image.width // max(1, round(strip * 0.3))))
     draw.text((8, image.height + strip // 2), text, font=face, fill=LABEL_FG, anchor="lm")
     return out

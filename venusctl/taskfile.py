@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from venusctl.errors import UsageError
+from venusctl.text import one_line
 
 SURFACE_NAMES = {"web": "web", "browser": "web", "android": "android", "mobile": "android",
                  "phone": "android", "desktop": "desktop"}
@@ -413,5 +414,4 @@ def _yaml(text: str, path: Path) -> Any:
 
 
 def _clip(text: str, limit: int = 40) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return one_line(text, limit)

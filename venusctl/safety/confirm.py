@@ -20,6 +20,7 @@ from enum import Enum
 from typing import Protocol, TextIO
 
 from venusctl.errors import NeedsUser
+from venusctl.text import one_line
 
 
 class Reply(str, Enum):
@@ -142,10 +143,10 @@ def confirm_lines(request: ConfirmRequest) -> list[str]:
              f"  action : {request.action}",
              f"  target : {request.target or '(the driver could not tell)'}"]
     if request.where:
-        lines.append(f"  where  : {_one_line(request.where, 200)}")
+        lines.append(f"  where  : {one_line(request.where, 200)}")
     lines.append(f"  policy : {request.reason}{category}")
     if request.thought:
-        lines.append(f"  model  : {_one_line(request.thought, 240)}")
+        lines.append(f"  model  : {one_line(request.thought, 240)}")
     if request.crop_path:
         lines.append(f"  picture: {request.crop_path}")
     return lines
@@ -153,11 +154,6 @@ def confirm_lines(request: ConfirmRequest) -> list[str]:
 
 def _stdin_line() -> str:
     return sys.stdin.readline()
-
-
-def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def default_confirmer() -> Confirmer:
