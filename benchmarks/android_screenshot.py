@@ -29,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from loop_timing import TimedRecord
 
-from tests.support.fakephone import PhoneConfig, android_env
 from venusctl.agent import Agent, AgentSettings
 from venusctl.drivers.android import AndroidDriver, AndroidOptions
 from venusctl.drivers.android_screen import Capturer, encode
@@ -39,6 +38,7 @@ from venusctl.model.scripted import ScriptedModel
 from venusctl.record import Recorder, RunInfo
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.guard import AllowAllGuard
+from venusctl.sim.phone import PhoneConfig, android_env
 
 PHASES = ("observe", "describe", "guard", "act", "settle", "record")
 

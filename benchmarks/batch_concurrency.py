@@ -23,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.webapp import ShopServer  # noqa: E402
 from venusctl.batch import BatchOptions, run_batch  # noqa: E402
 from venusctl.batch_display import BatchDisplay  # noqa: E402
 from venusctl.model.scripted import ScriptedModel  # noqa: E402
 from venusctl.pool import PoolOptions  # noqa: E402
+from venusctl.sim.web import ShopServer  # noqa: E402
 from venusctl.surfaces import DriverOptions  # noqa: E402
 
 ANSWERS = ["<action>Click(point=(105, 513))</action>",

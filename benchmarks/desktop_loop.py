@@ -28,7 +28,6 @@ sys.path.insert(0, str(ROOT))
 
 from loop_timing import TimedRecord  # noqa: E402
 
-from tests.support.xserver import TkApp, XServer  # noqa: E402
 from venusctl.actions import Surface  # noqa: E402
 from venusctl.agent import Agent, AgentSettings, RunObserver  # noqa: E402
 from venusctl.drivers.desktop import DesktopDriver, DesktopOptions  # noqa: E402
@@ -39,6 +38,7 @@ from venusctl.model.scripted import ScriptedModel  # noqa: E402
 from venusctl.record import Recorder, RunInfo, StepRecord  # noqa: E402
 from venusctl.safety.confirm import NonInteractiveConfirmer  # noqa: E402
 from venusctl.session import make_guard  # noqa: E402
+from venusctl.sim.desktop import TkApp, XServer  # noqa: E402
 
 WALLPAPER = """
 import tkinter as tk, random

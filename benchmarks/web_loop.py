@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from loop_timing import TimedRecord
 
-from tests.support.webapp import ShopServer
 from venusctl.agent import Agent, AgentSettings
 from venusctl.drivers.web import WebDriver, WebOptions
 from venusctl.model.base import Completion
@@ -27,6 +26,7 @@ from venusctl.model.scripted import ScriptedModel
 from venusctl.record import Recorder, RunInfo
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.session import make_guard
+from venusctl.sim.web import ShopServer
 
 PHASES = ("observe", "parse", "place", "describe", "guard", "act", "settle", "record")
 

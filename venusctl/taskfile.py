@@ -34,7 +34,7 @@ TASK_KEYS = {
 }
 SETUP_KEYS = {"shell", "url", "app"}
 FILE_KEYS = {"name", "description", "defaults", "tasks", "environments"}
-ENV_KEYS = {"name", "start", "ready", "timeout"}
+ENV_KEYS = {"name", "start", "ready", "timeout", "sim", "options"}
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -330,18 +330,43 @@ def _task_id(value: Any, number: int, task: str, where: str) -> str:
 
 
 def _environment(value: Any, path: Path, number: int) -> EnvironmentSpec:
+    """A `start:` shell command, or a built-in environment by name (`sim: phone`, or just
+    `phone`), which runs `venusctl sim NAME` with its options."""
     where = f"{path}: environment {number}"
+    if isinstance(value, str):
+        value = {"sim": value}
     if not isinstance(value, dict):
-        raise UsageError(f"{where} must be a mapping (name, start)")
+        raise UsageError(f"{where} must be a mapping (name, start) or a built-in environment "
+                         "(sim: web|desktop|phone)")
     _no_unknown(value, ENV_KEYS, where)
+    if "sim" in value:
+        return _builtin_environment(value, where)
+    if "options" in value:
+        raise UsageError(f"{where}: 'options' belong to a built-in environment (sim: …)")
     start = value.get("start")
     if not isinstance(start, str) or not start.strip():
-        raise UsageError(f"{where}: 'start' must be a shell command")
-    timeout = value.get("timeout", 60)
-    if not isinstance(timeout, (int, float)) or timeout <= 0:
-        raise UsageError(f"{where}: 'timeout' must be a positive number of seconds")
+        raise UsageError(f"{where}: 'start' must be a shell command (or name a built-in "
+                         "environment with 'sim')")
     return EnvironmentSpec(str(value.get("name") or f"env{number}"), start,
-                           str(value.get("ready") or "READY"), float(timeout))
+                           str(value.get("ready") or "READY"), _timeout(value, 60, where))
+
+
+def _builtin_environment(value: dict[str, Any], where: str) -> EnvironmentSpec:
+    from venusctl.sim.catalog import sim_command
+
+    if "start" in value or "ready" in value:
+        raise UsageError(f"{where}: give 'start' (a command) or 'sim' (a built-in "
+                         "environment), not both")
+    builtin, start = sim_command(value["sim"], value.get("options"), where)
+    return EnvironmentSpec(str(value.get("name") or builtin.name), start, "READY",
+                           _timeout(value, builtin.timeout_s, where))
+
+
+def _timeout(value: dict[str, Any], default: float, where: str) -> float:
+    timeout = value.get("timeout", default)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise UsageError(f"{where}: 'timeout' must be a positive number of seconds")
+    return float(timeout)
 
 
 # ------------------------------------------------------------------- helpers

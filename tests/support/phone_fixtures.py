@@ -1,6 +1,6 @@
 """pytest fixtures for the simulated phone; import them into a conftest.py:
 
-    from tests.support.fakephone.fixtures import adb_server, phone_env, phone_config  # noqa: F401
+    from tests.support.phone_fixtures import adb_server, phone_env, phone_config  # noqa: F401
 
 `phone_env` yields a `PhoneEnv` (serial, port, adb_port, phone, state, log) with
 ANDROID_ADB_SERVER_PORT pointing at the test's adb server. Override `phone_config`
@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support import tools
-from tests.support.fakephone.env import AdbServer, PhoneEnv, phone_on
-from tests.support.fakephone.phone import PhoneConfig
+from venusctl.sim.phone.env import AdbServer, PhoneEnv
+from venusctl.sim.phone.phone import PhoneConfig
 
 
 @pytest.fixture(scope="session")
@@ -41,5 +41,5 @@ def phone_env(adb_server: AdbServer, phone_config: PhoneConfig,
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("ANDROID_SERIAL", raising=False)
     monkeypatch.delenv("ADB_SERVER_SOCKET", raising=False)
-    with phone_on(adb_server, phone_config) as phone:
-        yield PhoneEnv(adb_server, phone)
+    with PhoneEnv(phone_config, server=adb_server) as env:
+        yield env

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The source checkout (tests run from one)."""
 
 INSTALL_HINT = "run scripts/test.sh, which installs the test dependencies"
 

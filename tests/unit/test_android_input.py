@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.fakephone.shell import split_lists, tokenize
 from venusctl.drivers import android_input as keys
 from venusctl.errors import ActionFailed
+from venusctl.sim.phone.shell import split_lists, tokenize
 
 PRINTABLE = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=40)
 

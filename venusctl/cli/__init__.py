@@ -44,6 +44,7 @@ def _register() -> None:
         run,
         runs,
         secret,
+        sim,
     )
     from venusctl.cli import eval as eval_commands
 
@@ -58,6 +59,7 @@ def _register() -> None:
     devices.register(app)
     policy.register(app)
     secret.register(app)
+    sim.register(app)
 
 
 _register()

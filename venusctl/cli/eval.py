@@ -182,8 +182,9 @@ def _print_grounding(report: GroundingReport, console: Console, json_out: bool) 
 
 @eval_app.command("suite")
 def suite_command(
-    suite: Annotated[Path, typer.Argument(help="A suite file: tasks with checks, and the "
-                                               "environments they run in.")],
+    suite: Annotated[Optional[Path], typer.Argument(  # noqa: UP045
+        help="A suite file: tasks with checks, and the environments they run in (default: "
+             "the built-in suite on the simulated web app, desktop and phone).")] = None,
     concurrency: ConcurrencyOpt = 1,
     retry: Annotated[int, typer.Option(min=0, help="Run a failed task up to N more times.")] = 0,
     phone: PhoneOpt = None,
@@ -212,20 +213,21 @@ def suite_command(
 ) -> int:
     """Run a suite of offline tasks and report success rate, steps and time per task.
 
-    Tasks use their scripted answers files unless --model or --server names a model.
-    Exit codes as for batch: 0 every task passed; 1 at least one did not; 2 bad suite
-    file or option; 5 an environment could not start; 130 interrupted.
+    Without a file, the built-in suite: web, desktop and phone tasks on simulated
+    environments. Tasks use their scripted answers files unless --model or --server
+    names a model. Exit codes as for batch: 0 every task passed; 1 at least one did
+    not; 2 bad suite file or option; 5 an environment could not start; 130 interrupted.
 
-    Example: venusctl eval suite examples/suite/suite.yaml --model ~/models/venus.gguf
+    Example: venusctl eval suite --model ~/models/venus.gguf
     """
     from venusctl.batch import BatchOptions
     from venusctl.batch_display import BatchDisplay
-    from venusctl.evals.suite import run_suite
+    from venusctl.evals.suite import builtin_suite, run_suite
 
     setup_logging(verbose)
     options = BatchOptions(
-        file=suite, runs_dir=runs_dir(runs), concurrency=concurrency, retry=retry,
-        continue_on_error=True,
+        file=suite or builtin_suite(), runs_dir=runs_dir(runs), concurrency=concurrency,
+        retry=retry, continue_on_error=True,
         pool=pool_options(phone, browser_server, cdp, headless, viewport, browser_path,
                           image_format),
         model=model_options(

@@ -4,6 +4,10 @@ A suite is a batch file (usually with `environments:` that start local apps) run
 the end whatever fails, then reported as a success rate with steps and time per
 task. It is recorded in `RUNS_DIR/evals/suite-<id>/`: the batch's `results.jsonl`
 (each line links the task's run record) and `suite.json` with the summary.
+
+The built-in suite (`builtin/suite.yaml`, shipped in the package with its scripted
+answers) runs on the simulated environments of `venusctl.sim`, so it needs no file,
+device or model: `venusctl eval suite` with no argument.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +36,15 @@ class SuiteReport:
     @property
     def exit_code(self) -> int:
         return self.batch.exit_code
+
+
+def builtin_suite() -> Path:
+    """The suite file shipped with venusctl (a real file beside its answers)."""
+    path = Path(str(resources.files("venusctl.evals").joinpath("builtin", "suite.yaml")))
+    if not path.is_file():
+        raise UsageError(f"the built-in suite is missing from this installation ({path}); "
+                         "reinstall venusctl")
+    return path
 
 
 def run_suite(options: BatchOptions, display: BatchDisplay | None = None) -> SuiteReport:

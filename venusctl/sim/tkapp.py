@@ -1,6 +1,6 @@
 """A small Tk window that logs every event it receives, for desktop driver tests.
 
-Run as a program: `python -m tests.support.tkapp LOG [--geometry 800x600+100+50]`.
+Run as a program: `python -m venusctl.sim.tkapp LOG [--geometry 800x600+100+50]`.
 Each line of LOG is one JSON object. The first is `{"event": "ready", "widgets":
 {name: [x, y, width, height]}}` with root-window coordinates of every widget, so a
 test can aim at them; then one line per X event (press, release, motion with a

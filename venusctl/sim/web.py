@@ -1,4 +1,8 @@
-"""A small stateful web app served on 127.0.0.1 for driver and end-to-end tests.
+"""The shop: a small stateful web app on 127.0.0.1, for trying tasks and for tests.
+
+    with ShopServer() as shop:      # a free port unless ShopServer(port=N)
+        shop.url                    # http://127.0.0.1:PORT
+        shop.state.orders           # what it has been asked to do (also GET /state)
 
 Pages:
   /          an order form (name field, native <select>, Submit button), a link to
@@ -11,6 +15,7 @@ Pages:
 
 from __future__ import annotations
 
+import errno
 import html
 import json
 import threading
@@ -18,6 +23,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from venusctl.sim.base import Environment
+from venusctl.sim.tools import busy
 
 FORM = """<!doctype html><html><head><meta charset="utf-8"><title>Shop</title>
 <style>body{font:18px sans-serif;margin:20px} input,select,button{font-size:20px;margin:6px}
@@ -60,10 +68,13 @@ class ShopState:
     visits: list[str] = field(default_factory=list)
 
 
-class ShopServer:
-    """The app on a free loopback port; `state` is what it has been asked to do."""
+class ShopServer(Environment):
+    """The app on a loopback port; `state` is what it has been asked to do."""
 
-    def __init__(self) -> None:
+    kind = "web"
+
+    def __init__(self, port: int = 0) -> None:
+        self.port = port
         self.state = ShopState()
         self.lock = threading.Lock()
         server = self
@@ -108,15 +119,35 @@ class ShopServer:
                     else:
                         self._send("not found", 404, "text/plain")
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.handler = Handler
+        self.httpd: ThreadingHTTPServer | None = None
 
-    def __enter__(self) -> ShopServer:
-        self.thread.start()
+    @property
+    def url(self) -> str:
+        """The app's address (no trailing slash); known once started."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ShopServer:
+        try:
+            self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), self.handler)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise busy(self.port, "the shop app") from None
+            raise
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True,
+                         name="shop-server").start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def stop(self) -> None:
+        if self.httpd is not None:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            self.httpd = None
+
+    def variables(self) -> dict[str, str]:
+        return {"SHOP_URL": self.url}
+
+    def summary(self) -> str:
+        return (f"the shop app is at {self.url}/ (what it was asked to do: {self.url}/state); "
+                f"try: venusctl do \"Open the About page\" --driver web --url {self.url}/")

@@ -1,14 +1,13 @@
-"""The simulated Android phone, attached to Debian's real adb server on a private port.
+"""A simulated Android phone of our own choosing, on a private adb server.
 
-Exports ANDROID_ADB_SERVER_PORT (venusctl and adb use that server) and PHONE_SERIAL.
+Shows what a script can change that `sim: phone` options cannot: any field of
+`PhoneConfig` (model name, screen size and density, extra lines on a screen, an
+unauthorised phone, an old Android without shell v2…). Exports
+ANDROID_ADB_SERVER_PORT (venusctl and adb use that server) and PHONE_SERIAL.
 """
 
-from __future__ import annotations
+from venusctl.sim import PhoneConfig, PhoneEnv, serve
 
-from _serve import announce, wait_for_stop
-
-from tests.support.fakephone import android_env
-
-with android_env() as env:
-    announce(ANDROID_ADB_SERVER_PORT=str(env.adb_port), PHONE_SERIAL=env.serial)
-    wait_for_stop()
+config = PhoneConfig(model="Example Phone", size=(720, 1600), density=320,
+                     texts={"home": ["Tip: notes are saved on this phone only"]})
+serve(PhoneEnv(config, adb_port=0))  # 0: a private adb server on a free port

@@ -1,14 +1,9 @@
-"""The shop web app (an order form, an about page, offers) on a free loopback port.
+"""The shop web app on a free loopback port, served with venusctl's environment API.
 
-Exports SHOP_URL. Its state (orders, claims, visits) is at $SHOP_URL/state.
+The suite could say `sim: web` instead; a script is the place to change something
+(here: nothing, it is the smallest possible environment script). Exports SHOP_URL.
 """
 
-from __future__ import annotations
+from venusctl.sim import ShopServer, serve
 
-from _serve import announce, wait_for_stop
-
-from tests.support.webapp import ShopServer
-
-with ShopServer() as shop:
-    announce(SHOP_URL=shop.url)
-    wait_for_stop()
+serve(ShopServer())

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fakephone.app import Widget
-from tests.support.fakephone.env import PhoneEnv
-from tests.support.fakephone.fixtures import adb_server, phone_config, phone_env  # noqa: F401
+from tests.support.phone_fixtures import adb_server, phone_config, phone_env  # noqa: F401
 from venusctl.drivers.android import AndroidDriver, AndroidOptions
+from venusctl.sim.phone.app import Widget
+from venusctl.sim.phone.env import PhoneEnv
 
 
 @pytest.fixture

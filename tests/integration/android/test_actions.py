@@ -8,8 +8,6 @@ import pytest
 from PIL import Image
 
 from tests.integration.android.conftest import centre
-from tests.support.fakephone import PhoneConfig
-from tests.support.fakephone.env import PhoneEnv
 from venusctl.actions import (
     Click,
     DoubleClick,
@@ -28,6 +26,8 @@ from venusctl.actions import (
 from venusctl.drivers import android
 from venusctl.drivers.android import AndroidDriver
 from venusctl.errors import ActionFailed
+from venusctl.sim.phone import PhoneConfig
+from venusctl.sim.phone.env import PhoneEnv
 
 
 def open_app(phone_env: PhoneEnv, driver: AndroidDriver, name: str) -> None:

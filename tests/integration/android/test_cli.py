@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fakephone import PhoneConfig
-from tests.support.fakephone.env import PhoneEnv
 from venusctl.cli import run_cli
+from venusctl.sim.phone import PhoneConfig
+from venusctl.sim.phone.env import PhoneEnv
 
 VENUSCTL = str(Path(sys.executable).with_name("venusctl"))
 
@@ -159,7 +159,7 @@ def test_several_phones_need_a_choice(phone_env: PhoneEnv, tmp_path: Path,
 
 def test_missing_adb(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                      capsys: pytest.CaptureFixture[str]):
-    from tests.support.fakephone.env import free_port
+    from venusctl.sim.phone.env import free_port
 
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(free_port()))

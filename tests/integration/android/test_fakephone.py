@@ -7,10 +7,10 @@ import subprocess
 import adbutils
 import pytest
 
-from tests.support.fakephone import PhoneConfig
-from tests.support.fakephone.env import PhoneEnv
 from venusctl.actions import Click
 from venusctl.drivers.android import AndroidDriver, AndroidOptions
+from venusctl.sim.phone import PhoneConfig
+from venusctl.sim.phone.env import PhoneEnv
 
 
 def device(phone_env: PhoneEnv) -> adbutils.AdbDevice:

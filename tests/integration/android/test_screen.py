@@ -7,12 +7,12 @@ import time
 import pytest
 
 from tests.integration.android.conftest import centre
-from tests.support.fakephone import PhoneConfig
-from tests.support.fakephone.env import PhoneEnv
 from venusctl.actions import Click, LaunchApp, Surface
 from venusctl.drivers.android import AndroidDriver, AndroidOptions
 from venusctl.grid import ScreenSize, to_pixels
 from venusctl.settle import fingerprint, frames_match
+from venusctl.sim.phone import PhoneConfig
+from venusctl.sim.phone.env import PhoneEnv
 
 
 def test_screenshot_is_the_phone_screen_with_its_app(phone_env: PhoneEnv, driver: AndroidDriver):

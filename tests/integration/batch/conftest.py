@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fakephone.fixtures import adb_server, phone_config, phone_env  # noqa: F401
+from tests.support.phone_fixtures import adb_server, phone_config, phone_env  # noqa: F401
 from tests.support.tools import chromium, require
-from tests.support.webapp import ShopServer
+from venusctl.sim.web import ShopServer
 
 PLAYWRIGHT = str(Path(sys.executable).with_name("playwright"))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from tests.support.cli import venusctl, write_answers
-from tests.support.fakephone.env import PhoneEnv
+from venusctl.sim.phone.env import PhoneEnv
 
 
 def note_answers(phone, text: str) -> list[str]:

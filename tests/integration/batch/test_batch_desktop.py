@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from tests.support.cli import venusctl, write_answers
-from tests.support.xserver import ROOT, XServer
+from venusctl.sim.desktop import XServer
 
 
 def test_setup_app_starts_a_program_the_task_uses_and_stops(tmp_path: Path):
@@ -22,8 +22,8 @@ def test_setup_app_starts_a_program_the_task_uses_and_stops(tmp_path: Path):
         path = tmp_path / "desktop.yaml"
         path.write_text(yaml.safe_dump({"tasks": [{
             "id": "alpha", "task": "press the Alpha button", "driver": "desktop",
-            "answers": "alpha.jsonl", "env": {"PYTHONPATH": str(ROOT)},
-            "setup": {"app": f'"$VENUSCTL_PYTHON" -m tests.support.tkapp {log} '
+            "answers": "alpha.jsonl",
+            "setup": {"app": f'"$VENUSCTL_PYTHON" -m venusctl.sim.tkapp {log} '
                              "--geometry 800x600+100+50 & echo $! > app.pid; wait"},
             "check": {"shell": f"grep -q '\"widget\": \"alpha\"' {log}"}}]}))
         out = tmp_path / "results.jsonl"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.xserver import TkApp, XServer
+from venusctl.sim.desktop import TkApp, XServer
 
 
 @pytest.fixture(scope="session")

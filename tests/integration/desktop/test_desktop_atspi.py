@@ -9,10 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.tools import require
-from tests.support.xserver import ROOT, XServer, wait_until
+from tests.support.tools import ROOT, require
+from tests.support.x11 import wait_until
 from venusctl.actions import Click
 from venusctl.drivers.desktop import DesktopDriver
+from venusctl.sim.desktop import XServer
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 GTK_CHECK = "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"

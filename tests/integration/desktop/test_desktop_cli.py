@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import only_run, start, venusctl, write_answers
-from tests.support.tkapp import CLASS
-from tests.support.xserver import TkApp, XServer, input_state
+from tests.support.x11 import input_state
 from venusctl.actions import Surface
 from venusctl.agent import AgentSettings
 from venusctl.drivers.desktop import DesktopDriver
 from venusctl.grid import ScreenSize, to_grid
 from venusctl.model.base import Completion
 from venusctl.session import RunRequest, run_task
+from venusctl.sim.desktop import TkApp, XServer
+from venusctl.sim.tkapp import CLASS
 from venusctl.surfaces import DriverOptions
 
 SCREEN = ScreenSize(1920, 1080)

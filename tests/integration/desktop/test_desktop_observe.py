@@ -8,14 +8,14 @@ import time
 
 import pytest
 
-from tests.support.tkapp import CLASS, TITLE
 from tests.support.tools import require
-from tests.support.xserver import input_state, wait_until
+from tests.support.x11 import input_state, wait_until
 from venusctl.actions import Click, Hover, KeyDown, Surface, Type
 from venusctl.drivers.desktop import DesktopDriver, DesktopOptions
 from venusctl.drivers.desktop_geometry import Monitor
 from venusctl.errors import Aborted
 from venusctl.grid import ScreenSize, to_grid, to_pixels
+from venusctl.sim.tkapp import CLASS, TITLE
 
 
 def test_screenshot_is_the_whole_monitor_in_the_chosen_format(driver, tkapp):

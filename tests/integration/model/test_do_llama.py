@@ -16,7 +16,7 @@ import pytest
 from tests.integration.model.conftest import screenshot
 from tests.support.cli import only_run, venusctl
 from tests.support.tools import chromium
-from tests.support.webapp import ShopServer
+from venusctl.sim.web import ShopServer
 
 TASKS = ("order a green one for Ada", "buy a red one", "open the about page")
 

@@ -19,7 +19,7 @@ from tests.integration.model_server.conftest import API_KEY, free_port
 from tests.support.cli import only_run, venusctl
 from tests.support.keyring_env import file_keyring_backend
 from tests.support.tools import chromium
-from tests.support.webapp import ShopServer
+from venusctl.sim.web import ShopServer
 
 
 def screenshot(path: Path) -> Path:

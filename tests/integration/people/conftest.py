@@ -10,8 +10,8 @@ import pytest
 
 from tests.support.tiny_model import tiny_model  # noqa: F401 - a fixture
 from tests.support.tools import chromium
-from tests.support.webapp import ShopServer
 from venusctl.cli import run_cli
+from venusctl.sim.web import ShopServer
 
 ANSWERS = [
     {"text": "<think>I need the name field first.</think>"

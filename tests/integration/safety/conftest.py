@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fakephone.fixtures import adb_server, phone_config, phone_env  # noqa: F401
 from tests.support.keyring_env import file_keyring_backend
+from tests.support.phone_fixtures import adb_server, phone_config, phone_env  # noqa: F401
 from tests.support.safety_site import SafetySite
 from tests.support.tools import chromium
-from tests.support.webapp import ShopServer
+from venusctl.sim.web import ShopServer
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.tools import chromium
-from tests.support.webapp import ShopServer
 from venusctl.drivers.web import WebDriver, WebOptions
+from venusctl.sim.web import ShopServer
 
 
 @pytest.fixture

@@ -1,12 +1,13 @@
-"""A simulated Android phone speaking the adb device protocol, for tests and benchmarks.
+"""A simulated Android phone speaking the adb device protocol, behind Debian's real adb
+server: for trying tasks, batch files and policies without a device, and for tests.
 
-Use `android_env()` (a context manager) or the pytest fixtures in
-`tests.support.fakephone.fixtures` (import them into a conftest.py).
+Use `PhoneEnv` (start/stop or a `with` block) or `venusctl sim phone`; the test suite's
+pytest fixtures are in `tests.support.phone_fixtures`.
 """
 
-from tests.support.fakephone.app import APPS, PhoneState, Widget
-from tests.support.fakephone.env import AdbServer, PhoneEnv, android_env, phone_on
-from tests.support.fakephone.phone import FakePhone, PhoneConfig
+from venusctl.sim.phone.app import APPS, PhoneState, Widget
+from venusctl.sim.phone.env import AdbServer, PhoneEnv, android_env, phone_on
+from venusctl.sim.phone.phone import FakePhone, PhoneConfig
 
 __all__ = ["APPS", "AdbServer", "FakePhone", "PhoneConfig", "PhoneEnv", "PhoneState", "Widget",
            "android_env", "phone_on"]

@@ -12,12 +12,12 @@ import base64
 import shlex
 from typing import TYPE_CHECKING
 
-from tests.support.fakephone import hierarchy, render
-from tests.support.fakephone.app import ADB_IME, KEYCODES, SCREEN_ACTIVITY
-from tests.support.fakephone.shell import Result
+from venusctl.sim.phone import hierarchy, render
+from venusctl.sim.phone.app import ADB_IME, KEYCODES, SCREEN_ACTIVITY
+from venusctl.sim.phone.shell import Result
 
 if TYPE_CHECKING:
-    from tests.support.fakephone.phone import FakePhone
+    from venusctl.sim.phone.phone import FakePhone
 
 INPUT_USAGE = (b"Usage: input [<source>] <command> [<arg>...]\n\nThe commands and default "
                b"sources are:\n      text <string> (Default: touchscreen)\n      keyevent "

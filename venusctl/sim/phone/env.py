@@ -1,44 +1,59 @@
-"""Debian's real adb server on a private port, with simulated phones attached to it.
+"""Debian's real adb server with simulated phones attached to it.
 
-    with android_env() as env:          # starts an adb server and one phone
+    with PhoneEnv(PhoneConfig(size=(1080, 2400))) as env:   # a private adb server + a phone
+        env.serial, env.adb_port        # 127.0.0.1:PORT, and the server's port
         env.phone.state.wifi            # the apps' state
         env.phone.inputs()              # every input/am/monkey/ime command received
-        os.environ.update(env.environ())  # point adbutils and venusctl at this server
+        os.environ.update(env.environ())  # point adbutils, adb and venusctl at this server
 
-The server is started on a non-default port (never 5037), so adbutils never spawns
-one of its own, and phones listen outside 5555-5585, which the server scans.
+`adb_port=0` (the default) starts a private server on a free port, so nothing of
+yours (phones, a running server) is touched and adbutils never spawns a server of
+its own; a port number uses the adb server there if one answers (the phone is added
+to it and removed on stop), else starts one there. A server started here runs in the
+foreground as a child (`adb nodaemon server`) and ends with `stop()`. Phones listen
+outside 5555-5585, which the server scans for emulators.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import shutil
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
-from tests.support.fakephone.phone import FakePhone, PhoneConfig
+from venusctl.sim.base import Environment
+from venusctl.sim.phone.app import PhoneState
+from venusctl.sim.phone.phone import FakePhone, PhoneConfig
+from venusctl.sim.tools import SimUnavailable, busy, require
 
 CONNECT_TIMEOUT_S = 10.0
+SERVER_START_S = 15.0
+STOP_WAIT_S = 10.0
+EMULATOR_PORTS = range(5554, 5586)
 
 
 class AdbServer:
-    """One `adb` server process on its own port, killed on stop."""
+    """An `adb` server on `port`: started here (and ended on stop), or one already there."""
 
     def __init__(self, port: int | None = None) -> None:
+        self.adb = require("adb")
         self.port = port or free_port()
-        program = shutil.which("adb")
-        if program is None:
-            raise RuntimeError("adb is not installed; run scripts/test.sh (apt install adb)")
-        self.adb = program
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def own(self) -> bool:
+        """Whether this object started the server (and so stops it)."""
+        return self.process is not None
 
     def environ(self) -> dict[str, str]:
         return {"ANDROID_ADB_SERVER_PORT": str(self.port)}
 
     def run(self, *args: str, timeout: float = 20.0) -> str:
+        if self.process is not None and self.process.poll() is not None:
+            raise SimUnavailable(f"the adb server on port {self.port} stopped")
         env = {**os.environ, **self.environ()}
         env.pop("ANDROID_SERIAL", None)
         env.pop("ADB_SERVER_SOCKET", None)
@@ -47,11 +62,50 @@ class AdbServer:
         return (done.stdout + done.stderr).decode("utf-8", "replace").strip()
 
     def start(self) -> AdbServer:
-        self.run("start-server")
+        """Use the server on the port, or start one there; something else there is an error."""
+        found = probe(self.port)
+        if found == "adb":
+            return self
+        if found == "other":
+            raise busy(self.port, "the adb server", "--adb-port")
+        self.process = subprocess.Popen(
+            [self.adb, "-P", str(self.port), "nodaemon", "server"], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + SERVER_START_S
+        while probe(self.port) != "adb":
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                reason = self._failure()
+                self.stop()
+                raise SimUnavailable(f"the adb server did not start on port {self.port}: "
+                                     f"{reason}")
+            time.sleep(0.05)
         return self
 
+    def _failure(self) -> str:
+        if self.process is None or self.process.poll() is None:
+            return f"no answer within {SERVER_START_S:g} s"
+        err = self.process.stderr.read().decode("utf-8", "replace") if self.process.stderr \
+            else ""
+        lines = [line for line in err.splitlines() if line.strip()]
+        return lines[-1].strip() if lines else f"it exited with code {self.process.returncode}"
+
     def stop(self) -> None:
-        self.run("kill-server")
+        """End the server if it was started here; a server found running is left alone."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(STOP_WAIT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(STOP_WAIT_S)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
+
+    def alive(self) -> bool:
+        return self.process.poll() is None if self.process is not None else \
+            probe(self.port) == "adb"
 
     def devices(self) -> dict[str, str]:
         lines = self.run("devices").splitlines()[1:]
@@ -63,20 +117,64 @@ class AdbServer:
         deadline = time.monotonic() + CONNECT_TIMEOUT_S
         while self.devices().get(phone.serial) != state:
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{phone.serial} never became {state!r}: {output}; "
-                                   f"devices: {self.devices()}")
+                raise SimUnavailable(f"{phone.serial} never became {state!r}: {output}; "
+                                     f"devices: {self.devices()}")
             time.sleep(0.05)
 
     def detach(self, phone: FakePhone) -> None:
-        self.run("disconnect", phone.serial)
+        if self.alive():
+            self.run("disconnect", phone.serial)
 
 
-@dataclass
-class PhoneEnv:
-    """A running adb server with one simulated phone attached."""
+def probe(port: int) -> str | None:
+    """"adb" when an adb server answers on the loopback port, "other" when something
+    else holds it, None when nothing listens."""
+    try:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=2.0)
+    except OSError:
+        return None
+    with sock:
+        try:
+            sock.sendall(b"000chost:version")
+            reply = sock.recv(4)
+        except OSError:
+            return "other"
+    return "adb" if reply == b"OKAY" else "other"
 
-    server: AdbServer
-    phone: FakePhone
+
+class PhoneEnv(Environment):
+    """An adb server with one simulated phone attached: the phone environment.
+
+    `server` shares an adb server started elsewhere (it is left running); otherwise one
+    is used or started on `adb_port` as described above. `port` is the phone's own
+    port (its serial is 127.0.0.1:PORT); 0 picks a free one.
+    """
+
+    kind = "phone"
+
+    def __init__(self, config: PhoneConfig | None = None, *, adb_port: int = 0, port: int = 0,
+                 server: AdbServer | None = None) -> None:
+        if port in EMULATOR_PORTS:
+            raise ValueError(f"port {port} is in 5554-5585, where the adb server looks for "
+                             "emulators; choose another")
+        self.config = config or PhoneConfig()
+        self.adb_port_wanted = adb_port
+        self.port_wanted = port
+        self._given = server
+        self._server: AdbServer | None = server
+        self._phone: FakePhone | None = None
+
+    @property
+    def server(self) -> AdbServer:
+        if self._server is None:
+            raise RuntimeError("start() the phone first")
+        return self._server
+
+    @property
+    def phone(self) -> FakePhone:
+        if self._phone is None:
+            raise RuntimeError("start() the phone first")
+        return self._phone
 
     @property
     def serial(self) -> str:
@@ -91,7 +189,7 @@ class PhoneEnv:
         return self.server.port
 
     @property
-    def state(self):
+    def state(self) -> PhoneState:
         return self.phone.state
 
     @property
@@ -102,11 +200,60 @@ class PhoneEnv:
     def environ(self) -> dict[str, str]:
         return self.server.environ()
 
+    def start(self) -> PhoneEnv:
+        if self._given is None:
+            self._server = AdbServer(self.adb_port_wanted).start()
+        try:
+            self._phone = start_phone(self.config, self.port_wanted)
+            state = "unauthorized" if self.config.refuse_auth else "device"
+            self.server.attach(self._phone, state)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        ending = self._given is None and self._server is not None and self._server.own
+        if self._phone is not None:
+            self._phone.stop()
+            if self._server is not None and not ending:
+                self._server.detach(self._phone)
+        self._phone = None
+        if self._given is None and self._server is not None:
+            self._server.stop()
+            self._server = None
+
     def add_phone(self, config: PhoneConfig | None = None, state: str = "device") -> FakePhone:
-        """Attach one more phone to the same server (for several-devices cases)."""
+        """Attach one more phone to the same server (for several-devices cases); the
+        caller stops it and detaches it from `server`."""
         phone = FakePhone(config).start()
         self.server.attach(phone, state)
         return phone
+
+    def variables(self) -> dict[str, str]:
+        return {**self.environ(), "PHONE_SERIAL": self.serial}
+
+    def summary(self) -> str:
+        width, height = self.config.size
+        owner = "a private adb server" if self.server.own else "the adb server"
+        return (f"simulated phone {self.serial} ({self.config.model}, {width}x{height}) on "
+                f"{owner} at port {self.adb_port}; try: adb -P {self.adb_port} -s "
+                f"{self.serial} shell wm size")
+
+    def problem(self) -> str | None:
+        if self._server is not None and self._server.own and not self._server.alive():
+            return f"the adb server on port {self._server.port} stopped"
+        return None
+
+
+def start_phone(config: PhoneConfig | None, port: int = 0) -> FakePhone:
+    """A phone listening on `port`; a busy port is a `SimUnavailable`."""
+    try:
+        return FakePhone(config).start(port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise busy(port, "the simulated phone") from None
+        raise
 
 
 def free_port() -> int:
@@ -115,32 +262,20 @@ def free_port() -> int:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
-        if not 5554 <= port <= 5585:
+        if port not in EMULATOR_PORTS:
             return port
 
 
 @contextmanager
 def phone_on(server: AdbServer, config: PhoneConfig | None = None) -> Iterator[FakePhone]:
     """One phone attached to an existing server for the duration of the block."""
-    phone = FakePhone(config).start()
-    state = "unauthorized" if phone.config.refuse_auth else "device"
-    try:
-        server.attach(phone, state)
-        yield phone
-    finally:
-        phone.stop()
-        server.detach(phone)
+    with PhoneEnv(config, server=server) as env:
+        yield env.phone
 
 
 @contextmanager
 def android_env(config: PhoneConfig | None = None,
                 server: AdbServer | None = None) -> Iterator[PhoneEnv]:
-    """An adb server (started here unless given) and one attached simulated phone."""
-    own = server is None
-    server = server or AdbServer().start()
-    try:
-        with phone_on(server, config) as phone:
-            yield PhoneEnv(server, phone)
-    finally:
-        if own:
-            server.stop()
+    """An adb server (a private one unless given) and one attached simulated phone."""
+    with PhoneEnv(config, server=server) as env:
+        yield env

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import quoteattr
 
-from tests.support.fakephone.app import Widget
+from venusctl.sim.phone.app import Widget
 
 
 def dump(root: Widget, package_of: str, rotation: int) -> str:

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
-from tests.support.fakephone import render
-from tests.support.fakephone.app import (
+from venusctl.sim.phone import render
+from venusctl.sim.phone.app import (
     ADB_IME,
     APPS,
     CLIPPER,
@@ -22,9 +22,9 @@ from tests.support.fakephone.app import (
     PhoneState,
     Widget,
 )
-from tests.support.fakephone.commands import Commands
-from tests.support.fakephone.shell import Result, Shell
-from tests.support.fakephone.transport import Listener, Stream
+from venusctl.sim.phone.commands import Commands
+from venusctl.sim.phone.shell import Result, Shell
+from venusctl.sim.phone.transport import Listener, Stream
 
 GRID = 1000  # the model's mobile grid divisor (venusctl.grid)
 
@@ -52,6 +52,9 @@ class PhoneConfig:
     texts: dict[str, list[str]] = field(default_factory=dict)
     """Extra lines shown on a screen ("home", "settings", "notes", "shop", "shop_confirm",
     "gallery"): for injected-instruction and other content tests."""
+    realistic: bool = False
+    """Behave with a real phone's timing (slow `input`, `uiautomator dump` and screencap)
+    instead of answering at once; `venusctl sim phone --realistic` sets it."""
 
 
 class FakePhone:

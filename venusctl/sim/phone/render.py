@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from tests.support.fakephone.app import ANIMATION_S, Widget
+from venusctl.sim.phone.app import ANIMATION_S, Widget
 
 PIXEL_FORMAT_RGBA_8888 = 1
 BACKGROUND = (250, 250, 250)
@@ -92,7 +92,7 @@ def _draw(draw: ImageDraw.ImageDraw, widget: Widget, unit: int) -> None:
 
 
 def _colour(label: str) -> tuple[int, int, int]:
-    from tests.support.fakephone.app import APPS
+    from venusctl.sim.phone.app import APPS
 
     return next((a.color for a in APPS if a.label == label), (120, 120, 120))
 
