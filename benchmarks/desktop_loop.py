@@ -38,7 +38,7 @@ from venusctl.model.scripted import ScriptedModel  # noqa: E402
 from venusctl.record import Recorder, RunInfo, StepRecord  # noqa: E402
 from venusctl.safety.confirm import NonInteractiveConfirmer  # noqa: E402
 from venusctl.session import make_guard  # noqa: E402
-from venusctl.sim.desktop import TkApp, XServer  # noqa: E402
+from venusctl.sim.xserver import TkApp, XServer  # noqa: E402
 
 WALLPAPER = """
 import tkinter as tk, random

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from venusctl.sim.desktop import XServer
+from venusctl.sim.xserver import XServer
 
 
 def wait_until(check: Callable[[], Any], timeout: float = 10, what: str = "condition") -> Any:

@@ -26,10 +26,11 @@ port already taken, raise `SimUnavailable` with the fix.
 
 from venusctl.sim.base import Environment, announce, serve
 from venusctl.sim.catalog import BUILTINS
-from venusctl.sim.desktop import Desktop, TkApp, XServer
+from venusctl.sim.desktop import Desktop
 from venusctl.sim.phone import AdbServer, FakePhone, PhoneConfig, PhoneEnv
 from venusctl.sim.tools import SimUnavailable
 from venusctl.sim.web import ShopServer
+from venusctl.sim.xserver import TkApp, XServer
 
 __all__ = ["BUILTINS", "AdbServer", "Desktop", "Environment", "FakePhone", "PhoneConfig",
            "PhoneEnv", "ShopServer", "SimUnavailable", "TkApp", "XServer", "announce", "serve"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from tests.support.cli import venusctl, write_answers
-from venusctl.sim.desktop import XServer
+from venusctl.sim.xserver import XServer
 
 
 def test_setup_app_starts_a_program_the_task_uses_and_stops(tmp_path: Path):

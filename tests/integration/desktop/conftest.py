@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.sim.desktop import TkApp, XServer
+from venusctl.sim.xserver import TkApp, XServer
 
 
 @pytest.fixture(scope="session")

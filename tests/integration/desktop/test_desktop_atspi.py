@@ -13,7 +13,7 @@ from tests.support.tools import ROOT, require
 from tests.support.x11 import wait_until
 from venusctl.actions import Click
 from venusctl.drivers.desktop import DesktopDriver
-from venusctl.sim.desktop import XServer
+from venusctl.sim.xserver import XServer
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 GTK_CHECK = "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"

@@ -17,8 +17,8 @@ from venusctl.drivers.desktop import DesktopDriver
 from venusctl.grid import ScreenSize, to_grid
 from venusctl.model.base import Completion
 from venusctl.session import RunRequest, run_task
-from venusctl.sim.desktop import TkApp, XServer
 from venusctl.sim.tkapp import CLASS
+from venusctl.sim.xserver import TkApp, XServer
 from venusctl.surfaces import DriverOptions
 
 SCREEN = ScreenSize(1920, 1080)

@@ -12,7 +12,7 @@ import pytest
 from tests.support.tools import require
 from tests.support.x11 import wait_until
 from venusctl.actions import Click, Hotkey, Type
-from venusctl.sim.desktop import XServer
+from venusctl.sim.xserver import XServer
 
 # The shell reads one line, shows it in the window title and saves it; then waits.
 SCRIPT = 'IFS= read -r line; printf "\\033]2;got: %s\\007" "$line"; printf "%s" "$line" > "$1"; ' \
