@@ -7,6 +7,10 @@ variables for the tasks, and a line equal to the environment's `ready` marker
 (default `READY`) says it can be used. Whatever it prints afterwards goes to a log
 file beside the batch's results. Stopping sends SIGTERM to the whole group, then
 SIGKILL if it lingers, so helper processes (Xvfb, adb) go too.
+
+A built-in environment (`sim: web|desktop|phone` in the file) is the same thing: its
+command is `"$VENUSCTL_PYTHON" -m venusctl sim NAME …` (venusctl/sim/catalog.py), which
+serves one of `venusctl.sim`'s environments and announces it this way.
 """
 
 from __future__ import annotations
@@ -37,17 +41,19 @@ class RunningEnvironment:
     process: subprocess.Popen[str]
     variables: dict[str, str] = field(default_factory=dict)
     log_path: Path | None = None
+    drain: threading.Thread | None = None
 
     def stop(self) -> None:
-        """End the environment's whole process group."""
-        if self.process.poll() is not None:
-            return
-        _signal_group(self.process, signal.SIGTERM)
-        try:
-            self.process.wait(STOP_WAIT_S)
-        except subprocess.TimeoutExpired:
-            _signal_group(self.process, signal.SIGKILL)
-            self.process.wait(STOP_WAIT_S)
+        """End the environment's whole process group; its last words reach the log."""
+        if self.process.poll() is None:
+            _signal_group(self.process, signal.SIGTERM)
+            try:
+                self.process.wait(STOP_WAIT_S)
+            except subprocess.TimeoutExpired:
+                _signal_group(self.process, signal.SIGKILL)
+                self.process.wait(STOP_WAIT_S)
+        if self.drain is not None:
+            self.drain.join(STOP_WAIT_S)
 
 
 def start_environment(spec: EnvironmentSpec, cwd: Path, env: dict[str, str],
@@ -68,7 +74,8 @@ def start_environment(spec: EnvironmentSpec, cwd: Path, env: dict[str, str],
         running.stop()
         log.close()
         raise
-    threading.Thread(target=_drain, args=(process.stdout, log), daemon=True).start()
+    running.drain = threading.Thread(target=_drain, args=(process.stdout, log), daemon=True)
+    running.drain.start()
     return running
 
 

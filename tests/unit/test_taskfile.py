@@ -107,3 +107,52 @@ def test_the_shipped_task_files_are_valid(name):
     assert tasks.tasks and all(t.task for t in tasks.tasks)
     for task in tasks.tasks:
         assert task.answers is None or task.answers.is_file()
+
+
+def test_the_builtin_suite_is_valid():
+    from venusctl.evals.suite import builtin_suite
+
+    raw = read_task_file(builtin_suite())
+    assert [e.name for e in raw.environments] == ["web", "desktop", "phone"]
+    tasks = resolve_tasks(raw, {"SHOP_URL": "http://127.0.0.1:1", "PHONE_SERIAL": "s"})
+    assert {t.driver for t in tasks.tasks} == {"web", "desktop", "android"}
+    assert all(t.answers is not None and t.answers.is_file() and t.checks for t in tasks.tasks)
+
+
+def test_a_builtin_environment_runs_venusctl_sim_with_its_options(tmp_path):
+    path = write(tmp_path, "suite.yaml", """
+environments:
+  - web
+  - {name: handset, sim: phone, options: {size: 720x1600, realistic: true}, timeout: 30}
+  - {sim: Desktop, options: {size: 1920x1080}}
+tasks: [{task: t, driver: web, url: "${SHOP_URL}"}]
+""")
+    web, phone, desktop = read_task_file(path).environments
+    assert (web.name, web.start, web.ready) == (
+        "web", '"$VENUSCTL_PYTHON" -m venusctl sim web', "READY")
+    # a task file's phone gets a private adb server unless it names a port
+    assert phone.name == "handset" and phone.timeout_s == 30
+    assert phone.start == ('"$VENUSCTL_PYTHON" -m venusctl sim phone --adb-port 0 '
+                           '--size 720x1600 --realistic')
+    assert desktop.start.endswith("sim desktop --size 1920x1080") and desktop.timeout_s == 60
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[{sim: shopp}]", r"environment 1: unknown environment 'shopp' \(built in: web, desktop, "
+                       r"phone\)"),
+    ("[tablet]", "unknown environment 'tablet'"),
+    ("[{sim: 3}]", "unknown environment 3"),
+    ("[{sim: phone, options: {colour: red}}]", "unknown option colour for 'phone'"),
+    ("[{sim: phone, options: {size: big}}]", "size 'big' is not WIDTHxHEIGHT"),
+    ("[{sim: phone, options: {realistic: 1}}]", "realistic must be true or false"),
+    ("[{sim: web, options: {port: 70000}}]", "port must be a port number"),
+    ("[{sim: web, options: [port]}]", "'options' must be a mapping"),
+    ("[{sim: web, start: 'python app.py'}]", "not both"),
+    ("[{start: 'python app.py', options: {port: 1}}]", "'options' belong to a built-in"),
+    ("[{sim: web, timeout: 0}]", "'timeout' must be a positive number"),
+])
+def test_each_environment_mistake_is_one_clear_line(tmp_path, text, message):
+    path = write(tmp_path, "bad.yaml", f"environments: {text}\ntasks: [{{task: t, driver: web}}]")
+    with pytest.raises(UsageError, match=message) as caught:
+        read_task_file(path)
+    assert "\n" not in str(caught.value)

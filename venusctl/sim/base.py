@@ -76,8 +76,10 @@ def serve(environment: Environment, out: TextIO | None = None,
             err.flush()
             while not stopped.wait(POLL_S):
                 problem = environment.problem()
-                if problem:
-                    raise SimUnavailable(problem)
+                if problem and not stopped.wait(POLL_S):  # a signal to the group ends
+                    raise SimUnavailable(problem)         # the helpers too: not a crash
+        err.write(f"venusctl: stopped the {environment.kind} environment\n")
+        err.flush()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -235,9 +235,9 @@ class PhoneEnv(Environment):
 
     def summary(self) -> str:
         width, height = self.config.size
-        owner = "a private adb server" if self.server.own else "the adb server"
+        server = "an adb server started for it" if self.server.own else "the running adb server"
         return (f"simulated phone {self.serial} ({self.config.model}, {width}x{height}) on "
-                f"{owner} at port {self.adb_port}; try: adb -P {self.adb_port} -s "
+                f"{server} at port {self.adb_port}; try: adb -P {self.adb_port} -s "
                 f"{self.serial} shell wm size")
 
     def problem(self) -> str | None:
