@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -18,6 +19,8 @@ import pytest
 from tests.support.tools import chromium
 
 ROOT = Path(__file__).resolve().parents[2]
+BUILD_LEFTOVERS = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache",
+                   ".hypothesis", ".cache")
 
 
 @dataclass
@@ -41,8 +44,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     come from the development environment (no rebuild of llama-cpp-python), venusctl
     only from the wheel."""
     tmp = tmp_path_factory.mktemp("wheel")
+    # built from a clean copy: setuptools packs whatever an earlier build left in build/
+    source = tmp / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*BUILD_LEFTOVERS))
     wheels = tmp / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps",
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
                     "--no-build-isolation", "-q", "-w", str(wheels)], check=True, cwd=tmp)
     (wheel,) = wheels.glob("venusctl-*.whl")
     venv = tmp / "venv"
