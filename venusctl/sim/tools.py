@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import socket
 
 from venusctl.errors import DeviceError
 
@@ -32,22 +31,9 @@ def require(program: str) -> str:
 
 def require_tk() -> None:
     """The Tk app runs on this Python; Debian ships Tk for Python separately."""
-    if importlib.util.find_spec("tkinter") is None:
+    if any(importlib.util.find_spec(name) is None for name in ("tkinter", "_tkinter")):
         raise SimUnavailable("Tk for Python is not installed; install it with: "
                              "sudo apt install python3-tk")
-
-
-def port_is_free(port: int) -> bool:
-    """Whether a loopback listener could take `port` now (0 always can)."""
-    if port == 0:
-        return True
-    with socket.socket() as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def busy(port: int, what: str, flag: str = "--port") -> SimUnavailable:

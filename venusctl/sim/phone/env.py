@@ -20,9 +20,11 @@ import errno
 import os
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import IO
 
 from venusctl.sim.base import Environment
 from venusctl.sim.phone.app import PhoneState
@@ -42,6 +44,7 @@ class AdbServer:
         self.adb = require("adb")
         self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
 
     @property
     def own(self) -> bool:
@@ -68,9 +71,12 @@ class AdbServer:
             return self
         if found == "other":
             raise busy(self.port, "the adb server", "--adb-port")
+        # the server logs on stderr for as long as it runs: a file, never a pipe that
+        # would fill up and stall it; read back only to say why it did not start
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()
         self.process = subprocess.Popen(
             [self.adb, "-P", str(self.port), "nodaemon", "server"], stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            stdout=subprocess.DEVNULL, stderr=self._log)
         deadline = time.monotonic() + SERVER_START_S
         while probe(self.port) != "adb":
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -84,8 +90,10 @@ class AdbServer:
     def _failure(self) -> str:
         if self.process is None or self.process.poll() is None:
             return f"no answer within {SERVER_START_S:g} s"
-        err = self.process.stderr.read().decode("utf-8", "replace") if self.process.stderr \
-            else ""
+        err = ""
+        if self._log is not None:
+            self._log.seek(0)
+            err = self._log.read().decode("utf-8", "replace")
         lines = [line for line in err.splitlines() if line.strip()]
         return lines[-1].strip() if lines else f"it exited with code {self.process.returncode}"
 
@@ -100,8 +108,9 @@ class AdbServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(STOP_WAIT_S)
-        if self.process.stderr is not None:
-            self.process.stderr.close()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     def alive(self) -> bool:
         return self.process.poll() is None if self.process is not None else \
