@@ -38,7 +38,8 @@ def phone_command(
     size: Annotated[str, typer.Option(help="Screen size in pixels, WIDTHxHEIGHT.")]
     = "1080x2400",
     realistic: Annotated[bool, typer.Option(
-        "--realistic", help="A real phone's timing (slow input, dumps and screenshots).")]
+        "--realistic", help="Behave like a real phone: input 0.3-1 s, UI dumps 1-3 s that "
+                            "fail while the screen animates, no ADB Keyboard.")]
     = False,
     port: Annotated[int, typer.Option(
         min=0, max=65535, help="The phone's own port; its serial is 127.0.0.1:PORT (0: any "

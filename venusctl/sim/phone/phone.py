@@ -53,8 +53,8 @@ class PhoneConfig:
     """Extra lines shown on a screen ("home", "settings", "notes", "shop", "shop_confirm",
     "gallery"): for injected-instruction and other content tests."""
     realistic: bool = False
-    """Behave with a real phone's timing (slow `input`, `uiautomator dump` and screencap)
-    instead of answering at once; `venusctl sim phone --realistic` sets it."""
+    """Behave like a real phone where the simulator is otherwise kind (slow `input` and
+    `uiautomator dump`, no ADB Keyboard); `venusctl sim phone --realistic` sets it."""
 
 
 class FakePhone:
