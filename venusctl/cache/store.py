@@ -127,7 +127,7 @@ class TrajectoryStore:
         ref = ref.strip().removesuffix(SUFFIX)
         if not ref or not all(c in "0123456789abcdef" for c in ref.lower()):
             raise UsageError(f"'{ref[:40]}' is not a cache entry id (see `venusctl cache list`)")
-        matches = [e.path for e in self._files() if e.name.startswith(ref.lower())]
+        matches = [p for p in self._files() if p.name.startswith(ref.lower())]
         if not matches:
             raise UsageError(f"no cache entry '{ref}' in {self.folder}")
         if len(matches) > 1:
