@@ -183,14 +183,6 @@ class CacheRun:
         return (replayer is not None and len(self.collected) == len(replayer.entry.steps)
                 and all(step.source == REPLAYED for step in self.collected))
 
-    # ----------------------------------------------------------------- report
-    def summary(self) -> dict[str, Any]:
-        """What the run.json and the batch results say about the cache."""
-        replayer = self.replayer
-        return {"mode": self.options.mode.value,
-                "replayed": replayer.replayed if replayer else 0,
-                "diverged_at": replayer.diverged_at if replayer else None}
-
 
 def _strings(value: dict[str, Any] | None) -> dict[str, str] | None:
     if not value:
