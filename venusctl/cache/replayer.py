@@ -18,7 +18,7 @@ from typing import Any
 
 from venusctl.actions import Surface, parse, points_of
 from venusctl.cache.entry import CachedStep, Trajectory, element_label
-from venusctl.cache.fingerprint import distance, pixel_digest
+from venusctl.cache.fingerprint import Prints, distance
 from venusctl.drivers.base import Screen
 from venusctl.grid import to_pixels
 from venusctl.model.base import Message
@@ -26,18 +26,18 @@ from venusctl.safety.guard import target_element
 
 log = logging.getLogger(__name__)
 
-Fingerprinter = Callable[[Screen], str]
+Hasher = Callable[[Screen], Prints]
 
 
 class Replayer:
     """Answers from one trajectory until the run leaves it."""
 
     def __init__(self, entry: Trajectory, surface: Surface, max_distance: int,
-                 fingerprint_of: Fingerprinter) -> None:
+                 prints_of: Hasher) -> None:
         self.entry = entry
         self.surface = surface
         self.max_distance = max_distance
-        self.fingerprint_of = fingerprint_of
+        self.prints_of = prints_of
         self.diverged_at: int | None = None
         self.reason: str | None = None
         self.replayed = 0
@@ -73,10 +73,11 @@ class Replayer:
             recorded, screen, driver)
 
     def _screen_difference(self, recorded: CachedStep, screen: Screen) -> str | None:
-        bits = distance(self.fingerprint_of(screen), recorded.fingerprint)
+        seen = self.prints_of(screen)
+        bits = distance(seen.perceptual, recorded.fingerprint)
         if bits > self.max_distance:
             return f"the screen differs in {bits} of 256 fingerprint bits"
-        if recorded.reads_the_screen and pixel_digest(screen.data) != recorded.pixels:
+        if recorded.reads_the_screen and seen.pixels != recorded.pixels:
             return "an answer read off the screen is replayed only from an identical screen"
         app, was = screen.context.app, recorded.context.get("app")
         if app and was and app != was:

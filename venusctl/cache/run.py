@@ -20,7 +20,7 @@ from typing import Any
 from venusctl.actions import Surface, normalize_answer
 from venusctl.agent import RunObserver
 from venusctl.cache.entry import CachedStep, Trajectory, element_label
-from venusctl.cache.fingerprint import fingerprint, pixel_digest
+from venusctl.cache.fingerprint import Prints, prints, warm_up
 from venusctl.cache.hooks import REPLAYED, CachedModel, ScreenWatch, TrajectoryObserver
 from venusctl.cache.key import TrajectoryKey
 from venusctl.cache.options import CacheMode, CacheOptions
@@ -60,7 +60,8 @@ class CacheRun:
         self.collected: list[CachedStep] = []
         self.incomplete = False
         self._loaded = False
-        self._fingerprints: dict[str, str] = {}
+        self._prints: dict[str, Prints] = {}
+        warm_up()
 
     @classmethod
     def start(cls, options: CacheOptions, task: str, surface: Surface | str,
@@ -115,18 +116,18 @@ class CacheRun:
                 return None
             if entry is not None:
                 self.replayer = Replayer(entry, self.surface, self.options.max_distance,
-                                         self.fingerprint_of)
+                                         self.prints_of)
         return self.replayer
 
     def _give_up(self, message: str) -> None:
         self.unusable = True
         self.warn(f"{message}; running without the trajectory cache")
 
-    def fingerprint_of(self, screen: Screen) -> str:
+    def prints_of(self, screen: Screen) -> Prints:
         """Each screen is hashed once, for the replay decision and the entry alike."""
-        if screen.digest not in self._fingerprints:
-            self._fingerprints[screen.digest] = fingerprint(screen.data)
-        return self._fingerprints[screen.digest]
+        if screen.digest not in self._prints:
+            self._prints = {screen.digest: prints(screen.data)}  # only the latest is asked
+        return self._prints[screen.digest]
 
     # ----------------------------------------------------------------- record
     def started(self, info: RunInfo) -> None:
@@ -149,10 +150,11 @@ class CacheRun:
         answer = normalize_answer(record.raw, record.thought or None)
         if SCRUBBED in answer or SCRUBBED in prompt:
             return None  # a secret value was scrubbed: this is not what the model saw
+        seen = self.prints_of(record.screen)
         return CachedStep(
             step=record.step, prompt=prompt, answer=answer, action=record.action,
-            action_kind=record.action_kind, fingerprint=self.fingerprint_of(record.screen),
-            pixels=pixel_digest(record.screen.data), element=element_label(record.element),
+            action_kind=record.action_kind, fingerprint=seen.perceptual,
+            pixels=seen.pixels, element=element_label(record.element),
             verdict=_strings(record.verdict), context=_strings(record.context) or {},
             source=record.source)
 
