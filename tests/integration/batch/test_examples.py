@@ -71,7 +71,9 @@ def test_nightly_batch_script_runs_then_resumes(browser_path, tmp_path):
 def test_do_pipeline_script_branches_on_exit_codes(shop, browser_path, tmp_path):
     done = write_answers(tmp_path / "done.jsonl", ["<think>The tab says Shop.</think>"
                                                    "<action>Finished(content='Shop')</action>"])
-    common = ("--browser-path", browser_path, "--runs-dir", str(tmp_path / "runs"))
+    # one task asked again and again with other scripted answers: no trajectory cache
+    common = ("--browser-path", browser_path, "--runs-dir", str(tmp_path / "runs"),
+              "--cache", "off")
     result = script("do-pipeline.sh", shop.url + "/", "--model-file", str(done), *common,
                     cwd=tmp_path)
     assert result.returncode == 0, result.stderr
