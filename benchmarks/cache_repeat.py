@@ -5,8 +5,9 @@ five tasks, each checked) as a batch against a scripted OpenAI-compatible model
 server on 127.0.0.1 that takes `--model-seconds` per answer, like a model on a GPU
 box. The first run starts with an empty cache and asks the model at every step;
 the second finds every task in the cache. Prints the wall time of both side by
-side: the tasks alone (the batch's own clock, from the first task to the last) and
-the whole batch with its environments starting and stopping.
+side: the agent's runs alone (what the cache shortens), the tasks (the batch's own
+clock from the first task to the last: also opening a browser per task, launching
+apps, running checks) and the whole batch with its environments starting and stopping.
 
     .venv/bin/python benchmarks/cache_repeat.py [--model-seconds 2] [--repeats 1]
 """
@@ -68,12 +69,23 @@ def one_batch(server: ScriptServer, cache: Path, browser: str | None) -> dict[st
             failed = [(t["id"], t["status"], t["error"]) for t in tasks if not t["passed"]]
             raise SystemExit(f"the suite did not pass ({done.returncode}): {failed} "
                              f"{done.stderr[-800:]}")
-        return {"tasks": summary["seconds"], "whole": whole,
+        per_task = {f"task:{t['id']}": t["seconds"] for t in tasks}
+        return {"tasks": summary["seconds"], "whole": whole, "loop": loop_seconds(tasks),
                 "asked": len(server.asked) - asked_before,
                 "replayed": sum(t["replayed"] for t in tasks),
-                "steps": sum(t["steps"] for t in tasks)}
+                "steps": sum(t["steps"] for t in tasks), **per_task}
     finally:
         shutil.rmtree(runs, ignore_errors=True)
+
+
+def loop_seconds(tasks: list[dict]) -> float:
+    """Time inside the agent's runs (first observation to the end, from each run.json):
+    the part the cache can shorten; the rest is opening browsers, apps and checks."""
+    total = 0.0
+    for task in tasks:
+        info = json.loads((Path(task["run_dir"]) / "run.json").read_text(encoding="utf-8"))
+        total += info["outcome"]["ended_at"] - info["started_at"]
+    return total
 
 
 def measure(args: argparse.Namespace) -> list[tuple[dict[str, float], dict[str, float]]]:
@@ -97,11 +109,15 @@ def show(pairs: list[tuple[dict[str, float], dict[str, float]]], seconds: float)
     print(f"offline suite ({median(0, 'steps'):.0f} steps in 5 tasks), model "
           f"{seconds:g} s per answer, median of {len(pairs)} pair(s) of runs")
     print(f"  {'':<28}{'first run':>12}{'second run':>12}{'ratio':>9}")
-    for name, label in (("tasks", "wall time, tasks"), ("whole", "wall time, with environments")):
+    for name, label in (("loop", "agent runs (sum)"), ("tasks", "wall time, tasks"),
+                        ("whole", "wall time, with environments")):
         first, second = median(0, name), median(1, name)
         print(f"  {label:<28}{first:>10.1f} s{second:>10.1f} s{first / second:>8.1f}x")
     for name, label in (("asked", "model answers"), ("replayed", "steps replayed")):
         print(f"  {label:<28}{median(0, name):>12.0f}{median(1, name):>12.0f}")
+    for name in sorted(k for k in pairs[0][0] if k.startswith("task:")):
+        first, second = median(0, name), median(1, name)
+        print(f"  {name[5:]:<28}{first:>10.1f} s{second:>10.1f} s{first / second:>8.1f}x")
 
 
 def main() -> None:
