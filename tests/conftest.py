@@ -18,7 +18,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def _private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every test's runs, config and keyring out of the user's real folders."""
+    """Keep every test's runs, config, keyring and trajectory cache out of the user's
+    real folders."""
     monkeypatch.setenv("VENUSCTL_RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
@@ -29,3 +30,7 @@ def _private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
     monkeypatch.delenv("HF_HOME", raising=False)
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    # The trajectory cache lives in this test's XDG_DATA_HOME, on by default as for a
+    # user; a developer's own cache settings never reach a test.
+    monkeypatch.delenv("VENUSCTL_CACHE", raising=False)
+    monkeypatch.delenv("VENUSCTL_CACHE_DIR", raising=False)

@@ -268,6 +268,7 @@ class Agent:
                 )
             record.raw = completion.text
             record.model = completion.stats()
+            record.source = completion.source
             try:
                 with clock("parse"):
                     parsed = parse(completion.text, self.driver.surface, completion.reasoning)

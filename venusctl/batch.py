@@ -22,6 +22,7 @@ from pathlib import Path
 
 from venusctl.batch_display import BatchDisplay
 from venusctl.batch_task import Shared, run_one
+from venusctl.cache import CacheOptions
 from venusctl.environments import environments
 from venusctl.errors import ExitCode, UsageError
 from venusctl.model_pool import ModelSource
@@ -60,6 +61,7 @@ class BatchOptions:
     model: ModelOptions = field(default_factory=ModelOptions)
     servers: tuple[str, ...] = ()
     assume_yes: bool = False
+    cache: CacheOptions = field(default_factory=CacheOptions)  # off unless asked for
 
 
 @dataclass
@@ -97,7 +99,8 @@ def run_batch(options: BatchOptions, display: BatchDisplay | None = None,
             return _run(tasks, options, display, on_result, carried, out, models,
                         Shared(options.runs_dir, models, cwd, variables=dict(exported),
                                retry=options.retry, assume_yes=options.assume_yes,
-                               batch_id=batch_id, observers=display.observers))
+                               batch_id=batch_id, observers=display.observers,
+                               cache=options.cache))
         finally:
             models.close()
 

@@ -110,6 +110,7 @@ def result_line(result: TaskResult, done: int, total: int) -> str:
     mark = "[green]PASS[/]" if result.passed else (
         "[yellow]SKIP[/]" if result.status == "skipped" else "[red]FAIL[/]")
     tries = f", {len(result.attempts)} tries" if len(result.attempts) > 1 else ""
+    replayed = f" ({result.replayed} replayed)" if result.replayed else ""
     failed = [c for c in result.checks if not c.get("passed")]
     why = ""
     if not result.passed:
@@ -119,7 +120,8 @@ def result_line(result: TaskResult, done: int, total: int) -> str:
             why = f" — {result.error}"
     where = f"  {result.run_dir}" if result.run_dir else ""
     return (f"[{done}/{total}] {mark} {escape(result.id)} ({escape(result.status)}, "
-            f"exit {result.exit_code}, {result.steps} steps, {result.seconds:.1f}s{tries})"
+            f"exit {result.exit_code}, {result.steps} steps{replayed}, "
+            f"{result.seconds:.1f}s{tries})"
             f"{escape(why[:240])}[dim]{escape(where)}[/]")
 
 

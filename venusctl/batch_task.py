@@ -24,6 +24,7 @@ from typing import Any
 
 from venusctl.actions import LaunchApp
 from venusctl.agent import AgentSettings, RunObserver, StepGate
+from venusctl.cache import CacheOptions, CacheRun
 from venusctl.checks import CheckContext, run_checks, screen_context
 from venusctl.drivers.base import Driver, DriverWrapper
 from venusctl.errors import ExitCode, VenusError
@@ -57,6 +58,7 @@ class Shared:
     batch_id: str = ""
     observers: Callable[[TaskSpec], list[RunObserver]] | None = None  # progress per task
     started: Callable[[TaskSpec, str, int], None] | None = None  # (task, slot, attempt)
+    cache: CacheOptions = field(default_factory=CacheOptions)
 
 
 class _Borrowed(DriverWrapper):
@@ -84,12 +86,14 @@ class _RunCapture(RunObserver):
     def __init__(self) -> None:
         self.info: RunInfo | None = None
         self.steps = 0
+        self.replayed = 0
 
     def run_started(self, info: RunInfo) -> None:
         self.info = info
 
     def step_finished(self, record: StepRecord) -> None:
         self.steps = record.step
+        self.replayed += record.source == "replayed"
 
 
 def run_one(spec: TaskSpec, slot: Slot, shared: Shared) -> TaskResult:
@@ -130,13 +134,16 @@ def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
         capture = _RunCapture()
         model = shared.models.for_task(spec, surface_of(spec.driver))
         servers = model.used if isinstance(model, SpreadModel) else None
-        outcome = _run(spec, shared, driver, model, capture, number, slot)
+        cache = task_cache(spec, shared)
+        outcome = _run(spec, shared, driver, model, capture, number, slot, cache)
         run_env = {**env, **_outcome_env(outcome, capture, driver)}
         checks = run_checks(spec.checks, CheckContext(driver, outcome.message, run_env,
                                                       shared.cwd))
     finally:
         _close(driver, app)
     passed = int(outcome.exit_code) == spec.expect_exit and all(c.passed for c in checks)
+    if passed and cache is not None:
+        cache.commit(outcome)  # only a run whose checks held is worth repeating
     info = capture.info
     ended_well = int(outcome.exit_code) == 0
     return Attempt(
@@ -144,11 +151,21 @@ def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
         outcome.message if ended_well else "", outcome.steps, run_id=info.run_id if info else None,
         run_dir=str(info.run_dir) if info else None, checks=[c.as_dict() for c in checks],
         error=None if ended_well else outcome.message,
-        servers=dict(servers or {}))
+        servers=dict(servers or {}), replayed=capture.replayed)
+
+
+def task_cache(spec: TaskSpec, shared: Shared) -> CacheRun | None:
+    """The task's use of the trajectory cache: the batch's mode, narrowed by the task's
+    own `cache:` (a task can turn reading or writing off, never on)."""
+    options = shared.cache
+    if spec.cache is not None:
+        options = CacheOptions(options.mode.narrowed(spec.cache), options.folder,
+                               options.max_distance)
+    return CacheRun.start(options, spec.task, surface_of(spec.driver))
 
 
 def _run(spec: TaskSpec, shared: Shared, driver: Driver, model: Any, capture: _RunCapture,
-         number: int, slot: Slot) -> Outcome:
+         number: int, slot: Slot, cache: CacheRun | None) -> Outcome:
     from venusctl.session import RunRequest, run_task
 
     sampling = SamplingOptions()
@@ -170,10 +187,12 @@ def _run(spec: TaskSpec, shared: Shared, driver: Driver, model: Any, capture: _R
                              allow_categories=spec.allow_categories),
         extra_settings={"batch": shared.batch_id, "task_id": spec.id, "attempt": number,
                         "slot": slot.label},
+        cache=cache.options if cache is not None else CacheOptions(),
     )
     observers = [capture, *(shared.observers(spec) if shared.observers else [])]
     return run_task(request, confirmer=NonInteractiveConfirmer(), observers=observers,
-                    driver=_Borrowed(driver), model=model, gate=StopGate(shared.stop))
+                    driver=_Borrowed(driver), model=model, gate=StopGate(shared.stop),
+                    cache=cache)
 
 
 # ------------------------------------------------------------------ set-up

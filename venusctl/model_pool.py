@@ -7,8 +7,9 @@
   last (its prompt prefix is cached there; new tasks take turns). A server that
   fails is skipped for that request, so one dead machine slows a batch down instead
   of failing it.
-- One local GGUF: loaded once and shared; answers are produced one at a time (a
-  lock), while the other tasks observe, act and settle on their own surfaces.
+- One local GGUF: loaded once, at the first question the trajectory cache cannot
+  answer, and shared; answers are produced one at a time (a lock), while the other
+  tasks observe, act and settle on their own surfaces.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ class ModelSource:
     def _shared(self, surface: Surface) -> Model:
         with self._local_lock:
             if self._local is None:
-                self._local = open_model(self.options, surface)
+                self._local = open_model(self.options, surface, load_later=True)
             return self._local
 
     def served(self) -> dict[str, int]:

@@ -132,6 +132,8 @@ def step_line(record: StepRecord, number: str) -> str:
         parts.append(f"→ {_escape(record.reply)}")
     if record.error:
         parts.append(f"[red]{_escape(record.error)}[/]")
+    if record.source == "replayed":
+        parts.append("[green]replayed[/]")
     total = sum(record.timings.values())
     phases = " ".join(f"{k} {v:.2f}s" for k, v in record.timings.items() if v >= 0.01)
     if total:

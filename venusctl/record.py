@@ -93,6 +93,8 @@ class StepRecord:
     parse_errors: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     model: dict[str, Any] = field(default_factory=dict)
+    source: str = "asked"
+    """Where the answer came from: "asked" (the model) or "replayed" (the trajectory cache)."""
     timings: dict[str, float] = field(default_factory=dict)
     image: str | None = None
     screen: Screen | None = field(default=None, repr=False)

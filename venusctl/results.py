@@ -34,6 +34,7 @@ class Attempt:
     checks: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     servers: dict[str, int] = field(default_factory=dict)
+    replayed: int = 0  # steps answered from the trajectory cache
 
     def as_dict(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -60,6 +61,7 @@ class TaskResult:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     resumed: bool = False
     finished_at: float = field(default_factory=time.time)
+    replayed: int = 0  # steps of the last attempt answered from the trajectory cache
 
     @classmethod
     def from_attempts(cls, spec_id: str, task: str, driver: str, slot: str | None,
@@ -68,7 +70,7 @@ class TaskResult:
         return cls(spec_id, task, driver, slot, last.passed, last.status, last.exit_code,
                    last.answer, last.steps, round(sum(a.seconds for a in attempts), 3),
                    last.run_id, last.run_dir, last.checks, last.error,
-                   [a.as_dict() for a in attempts])
+                   [a.as_dict() for a in attempts], replayed=last.replayed)
 
     @classmethod
     def skipped(cls, spec_id: str, task: str, driver: str, why: str) -> TaskResult:

@@ -14,6 +14,7 @@ from typing import Any
 
 from venusctl.actions import Surface
 from venusctl.agent import Agent, AgentSettings, RunObserver, StepGate
+from venusctl.cache import CacheOptions, CacheRun
 from venusctl.drivers.base import Driver, DryRunDriver
 from venusctl.errors import UsageError
 from venusctl.messages import load_template, system_prompt
@@ -74,6 +75,7 @@ class RunRequest:
     output: str = "normal"
     dry_run: bool = False
     extra_settings: dict[str, Any] = field(default_factory=dict)
+    cache: CacheOptions = field(default_factory=CacheOptions)  # off unless asked for
 
 
 def make_guard(confirm: str, assume_yes: bool, safety: SafetyOptions | None = None) -> Guard:
@@ -82,10 +84,19 @@ def make_guard(confirm: str, assume_yes: bool, safety: SafetyOptions | None = No
     return make_policy_guard(policy, confirm, assume_yes)
 
 
-def open_model(options: ModelOptions, surface: Surface = Surface.MOBILE) -> Model:
-    """Scripted answers, a local GGUF or a server (see `venusctl.model.select`)."""
+def open_model(options: ModelOptions, surface: Surface = Surface.MOBILE,
+               load_later: bool = False) -> Model:
+    """Scripted answers, a local GGUF or a server (see `venusctl.model.select`).
+
+    `load_later` finds a local model's files now but loads it at its first question,
+    so a run the trajectory cache answers whole never loads it.
+    """
     if options.answers is not None:
         return ScriptedModel.from_file(options.answers)
+    if load_later:
+        from venusctl.model.lazy import open_deferred
+
+        return open_deferred(options.flags(), surface, assume_yes=options.assume_yes)
     from venusctl.model.select import open_model as select_model
 
     return select_model(options.flags(), surface, assume_yes=options.assume_yes)
@@ -108,6 +119,7 @@ def settings_record(request: RunRequest) -> dict[str, Any]:
         "viewport": str(options.viewport),
         "device": options.device,
         "prompt_file": str(request.prompt_file) if request.prompt_file else None,
+        "cache": request.cache.mode.value,
         **request.extra_settings,
     }
 
@@ -119,8 +131,14 @@ def run_task(
     driver: Driver | None = None,
     model: Model | None = None,
     gate: StepGate | None = None,
+    cache: CacheRun | None = None,
 ) -> Outcome:
-    """Run one task to its end and return how it ended (the record is closed)."""
+    """Run one task to its end and return how it ended (the record is closed).
+
+    The trajectory cache comes from `request.cache`, and the run's trajectory is
+    stored when it finished; a caller that judges success itself (a batch, by its
+    checks) passes its own `cache` and commits it when it is satisfied.
+    """
     if not request.task.strip():
         raise UsageError("the task is empty; say what the agent should do")
     if request.output not in OUTPUTS:
@@ -130,8 +148,10 @@ def run_task(
     template = load_template(surface, request.prompt_file)
     safety = prepare(request.safety, request.confirm, request.assume_yes, surface, request.task)
     request.settings.approved_categories |= safety.approved
+    cached = cache or CacheRun.start(request.cache, request.task, surface, request.dry_run)
     with ExitStack() as stack:
-        model = model or open_model(request.model, surface)
+        model = model or open_model(request.model, surface,
+                                    load_later=cached is not None and cached.reads)
         stack.callback(model.close)
         driver = driver or open_driver(request.driver)
         stack.callback(driver.close)
@@ -139,6 +159,8 @@ def run_task(
         stack.enter_context(safety.scrubbed_logs())
         if request.dry_run:
             driver = DryRunDriver(driver)
+        if cached is not None:
+            driver, model = cached.watch_driver(driver), cached.answering(model)
         recorder = Recorder(request.runs_dir, request.task)
         info = RunInfo(
             run_id=recorder.run_id, task=request.task, surface=surface.value,
@@ -155,11 +177,18 @@ def run_task(
                                         secrets_note=safety.notes.secrets_note),
             info=info,
             settings=request.settings,
-            observers=safety.observers([RecordObserver(recorder),
+            observers=safety.observers([RecordObserver(recorder), *_cache_observers(cached),
                                         *_output_observers(request.output), *(observers or [])]),
             gate=gate,
         )
-        return agent.run()
+        outcome = agent.run()
+    if cached is not None and cache is None:
+        cached.commit(outcome)
+    return outcome
+
+
+def _cache_observers(cached: CacheRun | None) -> list[RunObserver]:
+    return [cached.observer()] if cached is not None else []
 
 
 def _output_observers(output: str) -> list[RunObserver]:

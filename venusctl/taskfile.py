@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from venusctl.cache.options import CacheMode
 from venusctl.errors import UsageError
 from venusctl.text import one_line
 
@@ -31,6 +32,7 @@ TASK_KEYS = {
     "id", "task", "driver", "surface", "url", "device", "max_steps", "timeout", "policy",
     "allow_domains", "allow_apps", "allow_categories", "confirm", "setup", "check",
     "expect_exit", "answers", "env", "viewport", "settle_cap", "temperature", "max_tokens",
+    "cache",
 }
 SETUP_KEYS = {"shell", "url", "app"}
 FILE_KEYS = {"name", "description", "defaults", "tasks", "environments"}
@@ -84,6 +86,7 @@ class TaskSpec:
     settle_cap_s: float | None = None
     temperature: float | None = None
     max_tokens: int | None = None
+    cache: CacheMode | None = None  # None: as the command line says
 
 
 @dataclass(frozen=True)
@@ -206,6 +209,7 @@ def _task(item: dict[str, Any], number: int, path: Path, variables: Mapping[str,
         env=_env(item.get("env"), where), viewport=text.string("viewport"),
         settle_cap_s=text.number("settle_cap"), temperature=text.number("temperature"),
         max_tokens=text.integer("max_tokens", None, 16),
+        cache=CacheMode.parse(item["cache"], f"{where}: cache") if "cache" in item else None,
     )
 
 

@@ -35,6 +35,7 @@ app = typer.Typer(
 def _register() -> None:
     from venusctl.cli import (
         batch,
+        cache,
         devices,
         doctor,
         ground,
@@ -54,6 +55,7 @@ def _register() -> None:
     ground.register(app)
     model.register(app)
     runs.register(app)
+    cache.register(app)
     report.register(app)
     doctor.register(app)
     devices.register(app)

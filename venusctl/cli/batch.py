@@ -11,6 +11,7 @@ import typer
 
 from venusctl.cli.common import (
     BrowserPathOpt,
+    CacheOpt,
     HeadlessOpt,
     ImageFormatOpt,
     RunsDirOpt,
@@ -105,6 +106,7 @@ def batch_command(
     server_model: ServerModelOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
     yes: YesOpt = False,
+    cache: CacheOpt = None,
     runs: RunsDirOpt = None,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
@@ -122,6 +124,7 @@ def batch_command(
     """
     from venusctl.batch import BatchOptions, run_batch
     from venusctl.batch_display import BatchDisplay
+    from venusctl.cache import resolve_cache
 
     setup_logging(verbose)
     options = BatchOptions(
@@ -134,7 +137,7 @@ def batch_command(
             image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
             no_grammar=no_grammar, server_model=server_model, api_key_env=api_key_env,
             assume_yes=yes),
-        servers=tuple(server or ()), assume_yes=yes,
+        servers=tuple(server or ()), assume_yes=yes, cache=resolve_cache(cache),
     )
     display = BatchDisplay()
     report = run_batch(options, display, on_result=_print_json if json_out else None)

@@ -43,6 +43,13 @@ RunsDirOpt = Annotated[
                       "env VENUSCTL_RUNS_DIR)."),
 ]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs.")]
+CacheOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--cache", metavar="on|off|read|write",
+                 help="Trajectory cache: replay a task done before while its screens match "
+                      "(on: replay and store, read: only replay, write: only store, off). "
+                      "Default: on (env VENUSCTL_CACHE, config [cache] mode)."),
+]
 
 
 def driver_options(

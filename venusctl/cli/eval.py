@@ -206,6 +206,10 @@ def suite_command(
     server_model: ServerModelOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
     yes: YesOpt = False,
+    cache: Annotated[str, typer.Option(
+        "--cache", metavar="on|off|read|write",
+        help="Trajectory cache (off by default here: a suite measures the model; "
+             "'on' replays tasks done before, as batch does).")] = "off",
     runs: RunsDirOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="The summary as JSON on stdout.")]
     = False,
@@ -222,6 +226,7 @@ def suite_command(
     """
     from venusctl.batch import BatchOptions
     from venusctl.batch_display import BatchDisplay
+    from venusctl.cache import resolve_cache
     from venusctl.evals.suite import builtin_suite, run_suite
 
     setup_logging(verbose)
@@ -235,7 +240,7 @@ def suite_command(
             image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
             no_grammar=no_grammar, server_model=server_model, api_key_env=api_key_env,
             assume_yes=yes),
-        servers=tuple(server or ()), assume_yes=yes,
+        servers=tuple(server or ()), assume_yes=yes, cache=resolve_cache(cache),
     )
     display = BatchDisplay()
     report = run_suite(options, display)

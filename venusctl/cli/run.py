@@ -10,6 +10,7 @@ import typer
 
 from venusctl.cli.common import (
     BrowserPathOpt,
+    CacheOpt,
     DeviceOpt,
     DriverOpt,
     HeadlessOpt,
@@ -116,6 +117,7 @@ def do(
     allow_app: AllowAppOpt = None,
     allow_category: AllowCategoryOpt = None,
     dry_run: DryRunOpt = False,
+    cache: CacheOpt = None,
     runs: RunsDirOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the answer.")] = False,
@@ -128,6 +130,7 @@ def do(
     Example: venusctl do "add milk to the list" --driver web --url http://127.0.0.1:8000
     """
     from venusctl.agent import AgentSettings
+    from venusctl.cache import resolve_cache
     from venusctl.session import RunRequest, run_task
 
     setup_logging(verbose)
@@ -148,6 +151,7 @@ def do(
         confirm=confirm, assume_yes=yes, prompt_file=prompt, runs_dir=runs_dir(runs),
         output="json" if json_out else ("quiet" if quiet else "normal"), dry_run=dry_run,
         safety=safety_options(policy, allow_domain, allow_app, allow_category),
+        cache=resolve_cache(cache),
     )
     if tui:
         from venusctl.tui import check_terminal, run_with_tui

@@ -84,7 +84,11 @@ OnText = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Completion:
-    """One answer and what it cost. `text` includes `<think>…</think>` when known."""
+    """One answer and what it cost. `text` includes `<think>…</think>` when known.
+
+    `source` says where the answer came from: "asked" (a model, scripted or real,
+    answered) or "replayed" (the trajectory cache gave a recorded answer).
+    """
 
     text: str
     reasoning: str | None = None
@@ -95,6 +99,7 @@ class Completion:
     prefill_s: float = 0.0
     decode_s: float = 0.0
     total_s: float = 0.0
+    source: str = "asked"
 
     def stats(self) -> dict[str, float | int]:
         return {

@@ -23,8 +23,9 @@ def test_tasks_take_turns_on_two_server_urls(llama_server, shop, browser_path,  
                      "max_tokens": 300, "confirm": "never"},
         "tasks": [{"id": f"t{i}", "task": "open the about page"} for i in range(2)]}))
     out = tmp_path / "results.jsonl"
+    # the same task twice on purpose, both asked: the trajectory cache stays off
     result = venusctl("batch", str(path), "--server", first, "--server", second,
-                      "--api-key-env", "TINY_KEY", "--yes", "--continue-on-error",
+                      "--api-key-env", "TINY_KEY", "--yes", "--continue-on-error", "--cache", "off",
                       "--browser-path", browser_path, "--out", str(out),
                       "--runs-dir", str(tmp_path / "runs"),
                       env={"TINY_KEY": API_KEY, "VENUSCTL_SERVER_GRAMMAR": "1"}, timeout=400)
@@ -54,6 +55,7 @@ def test_one_local_gguf_is_shared_by_concurrent_tasks(tiny_model, shop, browser_
     result = venusctl("batch", str(path), "--model", str(tiny_model.model), "--mmproj",
                       str(tiny_model.mmproj), "--image-min-tokens", "64",
                       "--image-max-tokens", "256", "-j", "2", "--yes", "--continue-on-error",
+                      "--cache", "off",  # two asked runs of one task, on purpose
                       "--browser-path", browser_path, "--out", str(out),
                       "--runs-dir", str(tmp_path / "runs"), timeout=400)
     assert result.returncode in (0, 1), result.stderr[-2000:]

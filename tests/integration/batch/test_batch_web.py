@@ -35,7 +35,9 @@ def task_file(tmp_path: Path, shop_url: str, tasks: list[dict], **defaults) -> P
 
 
 def batch(tmp_path: Path, path: Path, browser_path: str, *extra: str):
-    return venusctl("batch", str(path), "--browser-path", browser_path,
+    """These batches repeat one task on purpose (retries, several contexts), each run
+    played from its own answers: the trajectory cache stays off (tested elsewhere)."""
+    return venusctl("batch", str(path), "--browser-path", browser_path, "--cache", "off",
                     "--runs-dir", str(tmp_path / "runs"), *extra, timeout=240)
 
 
@@ -176,7 +178,7 @@ def test_an_interrupted_batch_keeps_what_ended_and_resume_runs_the_rest(
         {"id": "after", "task": "open the about page", "answers": ABOUT}])
     out = tmp_path / "results.jsonl"
     process = start("batch", str(path), "--browser-path", browser_path, "--out", str(out),
-                    "--runs-dir", str(tmp_path / "runs"))
+                    "--runs-dir", str(tmp_path / "runs"), "--cache", "off")
     runs = tmp_path / "runs"
     deadline = time.monotonic() + 60
     while not any(runs.glob("*/steps.jsonl")) or not any(

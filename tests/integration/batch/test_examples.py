@@ -55,8 +55,9 @@ def test_the_offline_suite_passes_on_web_x_and_phone(browser_path, tmp_path):
 
 def test_nightly_batch_script_runs_then_resumes(browser_path, tmp_path):
     env = {"RESULTS": str(tmp_path / "results.jsonl")}
+    # two of the file's tasks share their text; each plays its own answers here
     args = (str(EXAMPLES / "batch" / "shop.yaml"), "-j", "2", "--browser-path", browser_path,
-            "--runs-dir", str(tmp_path / "runs"))
+            "--runs-dir", str(tmp_path / "runs"), "--cache", "off")
     first = script("nightly-batch.sh", *args, cwd=tmp_path, env=env)
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout) == {"passed": 3, "total": 3}
@@ -70,7 +71,9 @@ def test_nightly_batch_script_runs_then_resumes(browser_path, tmp_path):
 def test_do_pipeline_script_branches_on_exit_codes(shop, browser_path, tmp_path):
     done = write_answers(tmp_path / "done.jsonl", ["<think>The tab says Shop.</think>"
                                                    "<action>Finished(content='Shop')</action>"])
-    common = ("--browser-path", browser_path, "--runs-dir", str(tmp_path / "runs"))
+    # one task asked again and again with other scripted answers: no trajectory cache
+    common = ("--browser-path", browser_path, "--runs-dir", str(tmp_path / "runs"),
+              "--cache", "off")
     result = script("do-pipeline.sh", shop.url + "/", "--model-file", str(done), *common,
                     cwd=tmp_path)
     assert result.returncode == 0, result.stderr

@@ -9,6 +9,7 @@ command, in the normal, verbose and JSON modes, is free of it.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -50,14 +51,18 @@ def test_a_typed_secret_is_nowhere_in_files_or_output(shop, browser_path, file_k
     common = ["--driver", "web", "--url", shop.url + "/", "--browser-path", browser_path,
               "--model-file", str(script), "--policy", str(policy),
               "--allow-category", "payment"]
-    for mode in (["-v"], ["--json", "-v"]):
+    # the same task twice, on purpose with the trajectory cache on: the first run stores
+    # its trajectory (under tmp_path, so the leak scan below reads it), the second is
+    # replayed from it, secret typed again and scrubbed again
+    for mode, source in ((["-v"], "asked"), (["--json", "-v"], "replayed")):
         runs = tmp_path / f"runs{len(printed)}"
         done = venusctl("do", "order with my name", *common, *mode, "--runs-dir", str(runs),
-                        env=env)
+                        "--cache", "on", env=env)
         assert done.returncode == 0, done.stderr.decode()
         printed += [done.stdout, done.stderr]
         steps = (only_run(runs) / "steps.jsonl").read_text()
         assert "{{secret:canary}}" in steps and "[secret:canary]" in steps
+        assert {json.loads(line)["source"] for line in steps.splitlines()} == {source}
     listed = venusctl("secret", "list", env=env)
     printed += [listed.stdout, listed.stderr]
     assert b"canary" in listed.stdout
@@ -65,6 +70,7 @@ def test_a_typed_secret_is_nowhere_in_files_or_output(shop, browser_path, file_k
     assert [order["name"] for order in shop.state.orders] == [CANARY, CANARY]
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert len(written) > 12 and file_keyring in written
+    assert [p for p in written if p.parent.name == "trajectories"]  # the cache entry too
     leaks = [str(p) for p in written if CANARY.encode() in p.read_bytes()]
     assert leaks == []
     assert all(CANARY.encode() not in chunk for chunk in printed)
