@@ -32,7 +32,7 @@ from venusctl.actions import (
 from venusctl.drivers.base import Element, ScreenContext
 from venusctl.safety.detect import detected
 from venusctl.safety.guard import GuardRequest, changes_state
-from venusctl.safety.places import host_of
+from venusctl.safety.places import host_of, href_of
 from venusctl.safety.pressing import Press
 from venusctl.safety.text import normalize
 from venusctl.secrets import names_in
@@ -162,7 +162,7 @@ def facts_of(press: Press, request: GuardRequest) -> Facts:
         form=normalize(element.form_action) if element else "",
         form_fields=normalize(" | ".join(_strings(extra.get("form_fields")))),
         selection=normalize(" | ".join(press.selection)),
-        link=(element.href or "") if element else "",
+        link=_link(press, element),
         page=normalize(page_text(context)),
         page_raw=page_text(context),
         apps=_apps(press.action, context, element),
@@ -198,6 +198,14 @@ def shown(press: Press) -> str:
         if stands_for:
             what += f" ({stands_for})"
     return f"{what}, by {press.how}" if press.how else what
+
+
+def _link(press: Press, element: Element | None) -> str:
+    """The address a press opens: a launched URL (as the browser reads it) or a link."""
+    launched = [href_of(a.url) for a in walk(press.action) if isinstance(a, Launch)]
+    if launched:
+        return launched[0]
+    return (element.href or "") if element else ""
 
 
 def _strings(value: object) -> list[str]:
