@@ -46,7 +46,9 @@ from venusctl.model.base import Completion, ImagePart, Model, SamplingOptions
 from venusctl.record import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
 from venusctl.safety.crop import save_crop
-from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, target_element
+from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict
+from venusctl.safety.ocr import TextReader, needs_reading, read_nameless
+from venusctl.safety.targets import describe_targets, first_element
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +75,8 @@ class RunObserver:
     def step_started(self, step: int) -> None: ...
 
     def phase(self, step: int, name: str) -> None:
-        """A phase of the step begins: observe, model, parse, place, describe, guard,
-        confirm, act or settle."""
+        """A phase of the step begins: observe, model, parse, place, describe, ocr,
+        guard, confirm, act or settle."""
 
     def model_text(self, step: int, text: str) -> None: ...
 
@@ -123,8 +125,10 @@ class Agent:
         settings: AgentSettings | None = None,
         observers: list[RunObserver] | None = None,
         gate: StepGate | None = None,
+        reader: TextReader | None = None,
     ) -> None:
         self.driver = driver
+        self.reader = reader
         self.gate = gate or StepGate()
         self.model = model
         self.guard = guard
@@ -304,11 +308,7 @@ class Agent:
         record: StepRecord,
         clock: _Clock,
     ) -> _StepEnd:
-        pixels = points_of(placed)
-        with clock("describe"):
-            element = target_element(self.driver, pixels)
-        record.element = element.as_dict() if element else None
-        request = GuardRequest(step, parsed.action, placed, element, screen.context, parsed.thought)
+        request = self._describe(step, parsed, placed, screen, record, clock)
         with clock("guard"):
             verdict = self._approved(self.guard.check(request))
         record.verdict = verdict.as_dict()
@@ -352,6 +352,24 @@ class Agent:
             return self._terminal_end(ending, turn, record)
         return _StepEnd(turn=turn, feedback=next_feedback, loop_key=_loop_key(parsed.action))
 
+    def _describe(
+        self, step: int, parsed: Parsed, placed: Action, screen: Screen, record: StepRecord,
+        clock: _Clock,
+    ) -> GuardRequest:
+        """Ask the driver about every point the action touches and the focus, and read
+        the targets it cannot name (OCR): the guard judges each of them."""
+        with clock("describe"):
+            targets = describe_targets(self.driver, placed)
+        if self.reader is not None and any(needs_reading(t.element) for t in targets
+                                           if isinstance(t.where, tuple)):
+            with clock("ocr"):
+                targets = read_nameless(self.reader, targets, screen)
+        element = first_element(targets)
+        record.element = element.as_dict() if element else None
+        record.targets = [t.as_dict() for t in targets]
+        return GuardRequest(step, parsed.action, placed, element, screen.context,
+                            parsed.thought, targets)
+
     def _approved(self, verdict: Verdict) -> Verdict:
         """A category the user approved for this run no longer needs confirming."""
         if (
@@ -371,7 +389,7 @@ class Agent:
         return ConfirmRequest(
             step=request.step,
             action=describe(request.action),
-            target=request.element.summary() if request.element else None,
+            target=verdict.target or (request.element.summary() if request.element else None),
             where=where,
             reason=verdict.reason,
             thought=request.thought,
