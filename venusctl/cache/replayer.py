@@ -16,13 +16,13 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from venusctl.actions import Surface, parse, points_of
+from venusctl.actions import Surface, parse
 from venusctl.cache.entry import CachedStep, Trajectory, element_label
 from venusctl.cache.fingerprint import Prints, distance
 from venusctl.drivers.base import Screen
 from venusctl.grid import to_pixels
 from venusctl.model.base import Message
-from venusctl.safety.guard import target_element
+from venusctl.safety.targets import describe_targets, first_element
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +90,8 @@ class Replayer:
         if not recorded.element:
             return None
         action = parse(recorded.answer, self.surface).action
-        pixels = points_of(to_pixels(action, screen.size, self.surface))
-        element = target_element(driver, pixels)
+        placed = to_pixels(action, screen.size, self.surface)
+        element = first_element(describe_targets(driver, placed))
         now = element_label(element.as_dict() if element is not None else None) or {}
         for key, value in recorded.element.items():
             if now.get(key) != value:
