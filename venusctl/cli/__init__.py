@@ -44,6 +44,7 @@ def _register() -> None:
         run,
         runs,
         secret,
+        session,
         sim,
     )
     from venusctl.cli import eval as eval_commands
@@ -60,6 +61,7 @@ def _register() -> None:
     policy.register(app)
     secret.register(app)
     sim.register(app)
+    session.register(app)
 
 
 _register()
