@@ -177,7 +177,7 @@ class Agent:
     def screenshot(self, out: Path | None = None) -> Screen:
         """Exactly what the model would see now; saved as .png or .jpg when `out` is given."""
         with self._using():
-            screen = self.driver.screenshot()
+            screen = protected(self.driver).screenshot()  # password fields blurred
         if out is not None:
             save_screen(screen, out)
         return screen
@@ -185,7 +185,7 @@ class Agent:
     def save_screenshot(self, out: Path) -> str:
         """Save what the model would see; returns the line `venusctl screenshot` prints."""
         with self._using():
-            return save_screen(self.driver.screenshot(), out)
+            return save_screen(protected(self.driver).screenshot(), out)
 
     def ground(
         self,

@@ -38,6 +38,7 @@ def _register() -> None:
         devices,
         doctor,
         ground,
+        mcp,
         model,
         policy,
         report,
@@ -62,6 +63,7 @@ def _register() -> None:
     secret.register(app)
     sim.register(app)
     session.register(app)
+    mcp.register(app)
 
 
 _register()
