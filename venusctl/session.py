@@ -77,7 +77,7 @@ class RunRequest:
     """
 
     task: str
-    driver: DriverOptions
+    driver: DriverOptions = field(default_factory=DriverOptions)
     model: ModelOptions = field(default_factory=ModelOptions)
     settings: AgentSettings = field(default_factory=AgentSettings)
     confirm: str = "policy"
