@@ -120,7 +120,7 @@ def test_a_request_carries_every_setting(tmp_path):
 
 
 def test_act_goes_through_the_gate(tmp_path):
-    built, driver = agent(tmp_path, [], element=Element(text="About", role="link"))
+    built, _ = agent(tmp_path, [], element=Element(text="About", role="link"))
     result = built.act("Click(point=(500, 500))")
     assert result.placed == "Click(point=(500, 250))" and result.target == "link 'About'"
     assert "performed Click(point=(500, 500)) on 1000x500" in result.report()
