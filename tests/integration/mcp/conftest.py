@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.keyring_env import file_keyring_backend
 from tests.support.tools import chromium
 from venusctl.sim.web import ShopServer
 
@@ -19,3 +20,8 @@ def shop() -> Iterator[ShopServer]:
 @pytest.fixture
 def browser_path() -> str:
     return chromium()
+
+
+@pytest.fixture
+def file_keyring() -> Iterator[object]:
+    yield from file_keyring_backend()

@@ -159,3 +159,35 @@ def test_bad_arguments_are_clear_tool_errors_and_the_server_keeps_running(
     image = results[4]
     assert not image.is_error and image.content[0].type == "image"
     assert image.content[0].mime_type == "image/jpeg" and len(image.content[0].data) > 1000
+
+
+def test_secret_values_are_never_returned_or_logged(shop, browser_path, tmp_path,
+                                                    file_keyring):
+    from venusctl.secrets import SecretStore
+
+    SecretStore().set("pin", "Zq-4417-canary")
+    answers = [
+        "<action>Click(point=(234, 150))</action>",
+        "<action>Type(content='{{secret:pin}}')</action>",
+        "<action>Finished(content='I typed Zq-4417-canary for you')</action>",
+    ]
+    params = server(tmp_path, browser_path, answers)
+    params.args += ["--allow-category", "secret", "-v"]
+    errlog = (tmp_path / "server.log").open("w")
+
+    async def main() -> list[types.CallToolResult]:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
+                read, write) as session:
+            await session.initialize()
+            return [await session.call_tool("do_task", {
+                "task": "type the pin", "driver": "web", "options": {"url": shop.url + "/"}}),
+                    await session.call_tool("runs", {})]
+
+    results = anyio.run(main)
+    errlog.close()
+    outcome = data(results[0])
+    assert outcome["outcome"] == "finished", outcome
+    assert outcome["answer"] == "I typed [secret:pin] for you"
+    for result in results:
+        assert "Zq-4417-canary" not in json.dumps([c.model_dump() for c in result.content])
+    assert "Zq-4417-canary" not in (tmp_path / "server.log").read_text()
