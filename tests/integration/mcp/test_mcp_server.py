@@ -191,3 +191,38 @@ def test_secret_values_are_never_returned_or_logged(shop, browser_path, tmp_path
     for result in results:
         assert "Zq-4417-canary" not in json.dumps([c.model_dump() for c in result.content])
     assert "Zq-4417-canary" not in (tmp_path / "server.log").read_text()
+
+
+def test_streamable_http_serves_on_loopback_and_fails_closed_without_a_back_channel(
+        shop, browser_path, tmp_path):
+    import socket
+    import subprocess
+    import time
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    params = server(tmp_path, browser_path, ORDER)
+    process = subprocess.Popen([params.command, *params.args, "--http", "--port", str(port)],
+                               env=params.env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+
+        async def main() -> types.CallToolResult:
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (
+                    read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                return await session.call_tool(*order_call(shop))
+
+        outcome = data(anyio.run(main))
+    finally:
+        process.terminate()
+        process.wait(30)
+    assert outcome["outcome"] == "needs_user" and "Submit order" in outcome["message"]
+    assert shop.state.orders == []
