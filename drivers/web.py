@@ -163,6 +163,7 @@ class WebOptions:
     jpeg_quality: int = 80
     connect: str | None = None  # a Playwright browser server's ws:// endpoint
     cdp_url: str | None = None  # a Chromium DevTools endpoint (http://host:9222 or ws://…)
+    keep_page: bool = False  # remote: work in its open page and leave it open (kept sessions)
 
     @property
     def remote(self) -> str | None:
@@ -235,6 +236,8 @@ class WebDriver:
             raise DeviceError(f"could not start the browser: {first_line(exc)}") from None
         pages = self.browser_context.pages
         self.page = pages[0] if pages else self.browser_context.new_page()
+        if options.keep_page:
+            self.page = self._kept_page(pages)
         self._known_pages = set(map(id, self.browser_context.pages))
         if options.url:
             self._goto(check_url(options.url, self.allow_file), startup=True)
@@ -271,7 +274,20 @@ class WebDriver:
             raise DeviceError(f"could not connect to the browser at {options.remote}: "
                               f"{first_line(exc)}") from None
         viewport = {"width": options.viewport.width, "height": options.viewport.height}
+        if options.keep_page and self._browser.contexts:
+            return self._browser.contexts[0]
         return self._browser.new_context(viewport=viewport)
+
+    def _kept_page(self, pages: list[Any]) -> Any:
+        """The tab a kept session was left on (the last visible one), at the viewport size."""
+        visible = [p for p in pages if _visible(p)]
+        page = (visible or pages or [self.page])[-1]
+        try:
+            page.set_viewport_size({"width": self.options.viewport.width,
+                                    "height": self.options.viewport.height})
+        except Exception as exc:
+            raise DeviceError(f"the kept page does not answer: {first_line(exc)}") from None
+        return page
 
     # ---------------------------------------------------------------- observing
     def screenshot(self) -> Screen:
@@ -587,7 +603,9 @@ class WebDriver:
         if self._closed:
             return
         self._closed = True
-        for closer in (self.browser_context.close, lambda: self._browser and self._browser.close()):
+        closers = () if self.options.keep_page else (
+            self.browser_context.close, lambda: self._browser and self._browser.close())
+        for closer in closers:
             try:
                 closer()
             except Exception as exc:  # already gone; nothing more to release
@@ -596,6 +614,13 @@ class WebDriver:
             self._pw_manager.__exit__(None, None, None)
         except Exception as exc:
             log.debug("stopping playwright: %s", exc)
+
+
+def _visible(page: Any) -> bool:
+    try:
+        return bool(page.evaluate("() => document.visibilityState === 'visible'"))
+    except Exception:  # a closing or crashed tab is not where the session was left
+        return False
 
 
 def _key_name(key: str) -> str:

@@ -24,6 +24,8 @@ def _private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("VENUSCTL_SESSIONS_DIR", str(tmp_path / "sessions"))
     # No test may reach the real Hugging Face hub or read the user's model cache: the
     # hub is a closed loopback port unless a test serves its own fake hub, and the hub
     # cache follows XDG_CACHE_HOME above.

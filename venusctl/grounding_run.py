@@ -1,79 +1,49 @@
-"""`venusctl ground` without the command line: an image or a live screen, a model, a point.
+"""What grounding looks at and what it draws: an image file or a live screen, a point.
 
 The screen comes from an image file (its pixels are the screen units) or from a
 driver's screenshot (the driver's units: CSS pixels in a browser), so the point
-printed is the one `venusctl act` would click. `--annotate` draws it on the image.
+found is the one `venusctl act` would click. `annotate` draws it on the image.
+`venusctl.api.Agent.ground` puts these together with a model.
 """
 
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image, UnidentifiedImageError
 
 from venusctl.actions import Surface
+from venusctl.drivers.base import Screen
 from venusctl.errors import UsageError
 from venusctl.grid import ScreenSize
-from venusctl.grounding import GroundResult, ground
+from venusctl.grounding import GroundResult
 from venusctl.model.base import ImagePart
-from venusctl.session import ModelOptions, open_model
-from venusctl.surfaces import DriverOptions, open_driver, surface_of
 
 _MIME = {"PNG": "image/png", "JPEG": "image/jpeg"}
 
 
-@dataclass
-class GroundRequest:
-    instruction: str
-    image: Path | None = None
-    driver: DriverOptions = field(default_factory=DriverOptions)
-    model: ModelOptions = field(default_factory=ModelOptions)
-    surface: str = "mobile"
-    annotate: Path | None = None
-    max_tokens: int = 1024
-
-
 @dataclass(frozen=True)
-class _Shot:
+class Shot:
+    """A screen to ground on: the image part sent, its size in screen units, the picture."""
+
     part: ImagePart
     size: ScreenSize
     picture: Image.Image
     surface: Surface
 
 
-def run_ground(request: GroundRequest) -> GroundResult:
-    """Find the element; draw it when asked. The caller decides what 'not found' means."""
-    if request.annotate is not None:
-        _image_kind(request.annotate)
-    shot = _screen(request)
-    model = open_model(request.model, shot.surface)
-    try:
-        result = ground(model, shot.part, shot.size, request.instruction, shot.surface,
-                        request.max_tokens)
-    finally:
-        model.close()
-    if request.annotate is not None:
-        annotate(shot.picture, result, request.annotate)
-    return result
+def shot_of(screen: Screen, surface: Surface) -> Shot:
+    """A driver's screenshot as a grounding input (screen units: the driver's)."""
+    return Shot(ImagePart(screen.data, screen.mime), screen.size, screen.image.copy(), surface)
 
 
-def _screen(request: GroundRequest) -> _Shot:
-    if request.image is not None and request.driver.driver:
-        raise UsageError("give either an IMAGE or --driver, not both")
-    if request.image is not None:
-        return _from_file(request.image, _surface(request.surface))
-    if not request.driver.driver:
-        raise UsageError("give an IMAGE file, or --driver web|desktop|android for a live screen")
-    driver = open_driver(request.driver)
-    try:
-        screen = driver.screenshot()
-        picture = screen.image.copy()
-    finally:
-        driver.close()
-    return _Shot(ImagePart(screen.data, screen.mime), screen.size, picture,
-                 surface_of(request.driver.driver))
+def surface_named(name: str | Surface) -> Surface:
+    """`mobile`, `desktop` or `browser`, with a one-line error for anything else."""
+    if isinstance(name, Surface):
+        return name
+    return _surface(name.lower())
 
 
 def _surface(name: str) -> Surface:
@@ -84,7 +54,7 @@ def _surface(name: str) -> Surface:
         raise UsageError(f"--surface must be one of: {choices}") from None
 
 
-def _from_file(path: Path, surface: Surface) -> _Shot:
+def shot_from_file(path: Path, surface: Surface) -> Shot:
     try:
         data = path.read_bytes()
         picture = Image.open(io.BytesIO(data))
@@ -98,7 +68,7 @@ def _from_file(path: Path, surface: Surface) -> _Shot:
         buffer = io.BytesIO()
         picture.save(buffer, "PNG")
         data, mime = buffer.getvalue(), "image/png"
-    return _Shot(ImagePart(data, mime), ScreenSize(picture.width, picture.height),
+    return Shot(ImagePart(data, mime), ScreenSize(picture.width, picture.height),
                  picture, surface)
 
 
@@ -116,12 +86,12 @@ def annotate(picture: Image.Image, result: GroundResult, out: Path) -> None:
     else:
         mark_label(canvas, (8, 8), f"not found: {result.instruction}")
     try:
-        canvas.save(out, _image_kind(out))
+        canvas.save(out, image_kind(out))
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-def _image_kind(out: Path) -> str:
+def image_kind(out: Path) -> str:
     kind = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}.get(out.suffix.lower())
     if kind is None:
         raise UsageError(f"--annotate {out}: save as .png or .jpg")

@@ -25,7 +25,13 @@ from venusctl.record import Outcome, Recorder, RunInfo
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Guard
 from venusctl.safety.ocr import TesseractReader
-from venusctl.safety.setup import SafetyOptions, make_policy_guard, prepare, resolve_policy
+from venusctl.safety.setup import (
+    RunSafety,
+    SafetyOptions,
+    make_policy_guard,
+    prepare,
+    resolve_policy,
+)
 from venusctl.surfaces import DriverOptions, choose_driver, open_driver, surface_of
 
 log = logging.getLogger(__name__)
@@ -64,8 +70,16 @@ class ModelOptions:
 
 @dataclass
 class RunRequest:
+    """One task and everything about how to run it (what `venusctl do` builds from flags).
+
+    `driver` and `model` say what to open; `settings` the loop's budgets and sampling;
+    `confirm`, `assume_yes` and `safety` the gate (see `venusctl.safety.setup`);
+    `output` the progress printed (normal, json, quiet); `extra_settings` is copied
+    into run.json.
+    """
+
     task: str
-    driver: DriverOptions
+    driver: DriverOptions = field(default_factory=DriverOptions)
     model: ModelOptions = field(default_factory=ModelOptions)
     settings: AgentSettings = field(default_factory=AgentSettings)
     confirm: str = "policy"
@@ -135,6 +149,36 @@ def check_text(text: str, what: str) -> None:
                          f"{exc.start}); give it as UTF-8") from None
 
 
+@dataclass(frozen=True)
+class RunPlan:
+    """A request checked before anything opens: the driver's name and surface, the
+    prompt template and the run's safety (usage errors come out of `check_request`)."""
+
+    driver_name: str
+    surface: Surface
+    template: str
+    safety: RunSafety
+
+
+def check_request(request: RunRequest, driver: Driver | None = None) -> RunPlan:
+    """Every usage error of a request, before a model or a driver is opened."""
+    if not request.task.strip():
+        raise UsageError("the task is empty; say what the agent should do")
+    check_text(request.task, "the task")
+    if request.output not in OUTPUTS:
+        raise UsageError(f"unknown output mode '{request.output}'")
+    name = driver.name if driver is not None else choose_driver(request.driver)
+    surface: Surface = driver.surface if driver is not None else surface_of(name)
+    template = load_template(surface, request.prompt_file)
+    safety = prepare(request.safety, request.confirm, request.assume_yes, surface, request.task)
+    return RunPlan(name, surface, template, safety)
+
+
+def start_cache(request: RunRequest, plan: RunPlan) -> CacheRun | None:
+    """The trajectory cache of this run, as `request.cache` asks (None: not used)."""
+    return CacheRun.start(request.cache, request.task, plan.surface, request.dry_run)
+
+
 def run_task(
     request: RunRequest,
     confirmer: Confirmer | None = None,
@@ -150,23 +194,39 @@ def run_task(
     stored when it finished; a caller that judges success itself (a batch, by its
     checks) passes its own `cache` and commits it when it is satisfied.
     """
-    if not request.task.strip():
-        raise UsageError("the task is empty; say what the agent should do")
-    check_text(request.task, "the task")
-    if request.output not in OUTPUTS:
-        raise UsageError(f"unknown output mode '{request.output}'")
-    name = driver.name if driver is not None else choose_driver(request.driver)
-    surface: Surface = driver.surface if driver is not None else surface_of(name)
-    template = load_template(surface, request.prompt_file)
-    safety = prepare(request.safety, request.confirm, request.assume_yes, surface, request.task)
-    request.settings.approved_categories |= safety.approved
-    cached = cache or CacheRun.start(request.cache, request.task, surface, request.dry_run)
+    plan = check_request(request, driver)
+    cached = cache or start_cache(request, plan)
     with ExitStack() as stack:
-        model = model or open_model(request.model, surface,
+        model = model or open_model(request.model, plan.surface,
                                     load_later=cached is not None and cached.reads)
         stack.callback(model.close)
         driver = driver or open_driver(request.driver)
         stack.callback(driver.close)
+        outcome = run_checked(plan, request, driver, model, confirmer, observers, gate, cached)
+    if cached is not None and cache is None:
+        cached.commit(outcome)
+    return outcome
+
+
+def run_checked(
+    plan: RunPlan,
+    request: RunRequest,
+    driver: Driver,
+    model: Model,
+    confirmer: Confirmer | None = None,
+    observers: list[RunObserver] | None = None,
+    gate: StepGate | None = None,
+    cached: CacheRun | None = None,
+) -> Outcome:
+    """The run itself on an open driver and model (closing them is the caller's job).
+
+    `cached` answers from a stored trajectory where the screens still match;
+    storing the new trajectory (`CacheRun.commit`) is the caller's, who knows
+    whether the run succeeded.
+    """
+    safety = plan.safety
+    request.settings.approved_categories |= safety.approved
+    with ExitStack() as stack:
         driver = safety.protect(driver)
         stack.enter_context(safety.scrubbed_logs())
         if request.dry_run:
@@ -175,8 +235,8 @@ def run_task(
             driver, model = cached.watch_driver(driver), cached.answering(model)
         recorder = Recorder(request.runs_dir, request.task)
         info = RunInfo(
-            run_id=recorder.run_id, task=request.task, surface=surface.value,
-            driver=name, model=model.name, run_dir=recorder.run_dir,
+            run_id=recorder.run_id, task=request.task, surface=plan.surface.value,
+            driver=plan.driver_name, model=model.name, run_dir=recorder.run_dir,
             settings={**settings_record(request), **safety.record()},
         )
         agent = Agent(
@@ -184,7 +244,7 @@ def run_task(
             model=model,
             guard=safety.guard,
             confirmer=confirmer or default_confirmer(),
-            system_prompt=system_prompt(template, request.task,
+            system_prompt=system_prompt(plan.template, request.task,
                                         password_note=safety.notes.password_note,
                                         secrets_note=safety.notes.secrets_note),
             info=info,
@@ -194,10 +254,7 @@ def run_task(
             gate=gate,
             reader=stack.enter_context(closing(TesseractReader())),
         )
-        outcome = agent.run()
-    if cached is not None and cache is None:
-        cached.commit(outcome)
-    return outcome
+        return agent.run()
 
 
 def _cache_observers(cached: CacheRun | None) -> list[RunObserver]:

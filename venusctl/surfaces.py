@@ -38,6 +38,8 @@ class DriverOptions:
     browser_server: str | None = None  # web: a Playwright browser server (ws://…) to connect to
     cdp_url: str | None = None  # web: a Chromium DevTools endpoint (http://host:9222) instead
     adb_server: str | None = None  # android: HOST:PORT of the adb server (default: adb's own)
+    session: str | None = None  # a kept session by name (`venusctl session start`)
+    keep_page: bool = False  # web: work in the remote browser's open page (kept sessions)
 
 
 def parse_viewport(text: str) -> ScreenSize:
@@ -64,8 +66,13 @@ def choose_driver(options: DriverOptions) -> str:
     """The driver to use: the one asked for, else the phone when exactly one is attached.
 
     It never falls back to the desktop: taking over the mouse is asked for, not guessed.
-    The choice is written back into `options`, so asking twice probes adb once.
+    The choice is written back into `options`, so asking twice probes adb once. A kept
+    session (`options.session`) fills in its driver and settings the same way.
     """
+    if options.session:
+        from venusctl.sessions.manage import apply_session
+
+        apply_session(options)
     if options.driver:
         surface_of(options.driver)
         return options.driver
@@ -92,18 +99,22 @@ def open_driver(options: DriverOptions) -> Driver:
 
         if options.image_format not in ("jpeg", "png"):
             raise UsageError("--image-format must be jpeg or png")
-        return WebDriver(
-            WebOptions(
-                url=options.url,
-                headless=options.headless,
-                viewport=options.viewport,
-                browser_path=options.browser_path,
-                profile=options.profile,
-                image_format=options.image_format,
-                connect=options.browser_server,
-                cdp_url=options.cdp_url,
-            )
+        web = WebOptions(
+            url=options.url,
+            headless=options.headless,
+            viewport=options.viewport,
+            browser_path=options.browser_path,
+            profile=options.profile,
+            image_format=options.image_format,
+            connect=options.browser_server,
+            cdp_url=options.cdp_url,
+            keep_page=options.keep_page,
         )
+        if options.session:
+            from venusctl.sessions.manage import open_session_browser
+
+            return open_session_browser(options.session, lambda: WebDriver(web))
+        return WebDriver(web)
     if name == "android":
         from venusctl.drivers.android import AndroidDriver, AndroidOptions
 

@@ -39,12 +39,14 @@ def _register() -> None:
         devices,
         doctor,
         ground,
+        mcp,
         model,
         policy,
         report,
         run,
         runs,
         secret,
+        session,
         sim,
     )
     from venusctl.cli import eval as eval_commands
@@ -62,6 +64,8 @@ def _register() -> None:
     policy.register(app)
     secret.register(app)
     sim.register(app)
+    session.register(app)
+    mcp.register(app)
 
 
 _register()

@@ -37,6 +37,11 @@ MonitorOpt = Annotated[
     Optional[int],  # noqa: UP045
     typer.Option("--monitor", help="desktop: monitor number (default: the primary)."),
 ]
+SessionOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--session", help="Work in a kept session (`venusctl session start`): its "
+                                   "browser page, phone or monitor, as it was left."),
+]
 RunsDirOpt = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option("--runs-dir", help="Folder of run records (default: the user data dir; "
@@ -62,6 +67,7 @@ def driver_options(
     image_format: str,
     device: str | None,
     monitor: int | None,
+    session: str | None = None,
 ) -> DriverOptions:
     return DriverOptions(
         driver=driver,
@@ -73,6 +79,7 @@ def driver_options(
         image_format=image_format.lower(),
         device=device,
         monitor=monitor,
+        session=session,
     )
 
 

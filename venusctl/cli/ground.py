@@ -16,6 +16,7 @@ from venusctl.cli.common import (
     ImageFormatOpt,
     MonitorOpt,
     ProfileOpt,
+    SessionOpt,
     UrlOpt,
     VerboseOpt,
     ViewportOpt,
@@ -35,6 +36,7 @@ from venusctl.cli.model_options import (
     ThreadsOpt,
     model_options,
 )
+from venusctl.errors import UsageError
 from venusctl.safety.sanitize import json_text, shown_line
 
 
@@ -57,6 +59,7 @@ def ground_command(
     image_format: ImageFormatOpt = "jpeg",
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
+    session: SessionOpt = None,
     surface: Annotated[str, typer.Option(
         help="For an IMAGE: the kind of screen it shows, mobile, desktop or browser "
              "(desktop maps the grid with /999, the others with /1000).")] = "mobile",
@@ -86,24 +89,23 @@ def ground_command(
 
     Example: venusctl ground "the Wi-Fi toggle" settings.png --annotate found.png
     """
-    from venusctl.grounding_run import GroundRequest, run_ground
+    from venusctl.api import Agent
 
     setup_logging(verbose)
-    request = GroundRequest(
-        instruction=instruction,
-        image=image,
-        driver=driver_options(driver, url, headless, viewport, browser_path, profile,
-                              image_format, device, monitor),
-        model=model_options(
-            model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers,
-            image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
-            server=server, server_model=server_model, api_key_env=api_key_env,
-            assume_yes=yes),
-        surface=surface.lower(),
-        annotate=annotate,
-        max_tokens=max_tokens,
-    )
-    result = run_ground(request)
+    options = driver_options(driver, url, headless, viewport, browser_path, profile,
+                             image_format, device, monitor, session)
+    if image is not None and (options.driver or options.session):
+        raise UsageError("give either an IMAGE or --driver/--session, not both")
+    if image is None and not (options.driver or options.session):
+        raise UsageError("give an IMAGE file, or --driver web|desktop|android (or --session) "
+                         "for a live screen")
+    models = model_options(
+        model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers,
+        image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
+        server=server, server_model=server_model, api_key_env=api_key_env, assume_yes=yes)
+    with Agent(options, models) as agent:
+        result = agent.ground(instruction, image=image, surface=surface, max_tokens=max_tokens,
+                              annotate_to=annotate)
     if json_out:
         print(json_text(result.as_dict()))
     elif result.pixels is not None and result.grid is not None:

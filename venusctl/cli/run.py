@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -18,6 +18,7 @@ from venusctl.cli.common import (
     MonitorOpt,
     ProfileOpt,
     RunsDirOpt,
+    SessionOpt,
     UrlOpt,
     VerboseOpt,
     ViewportOpt,
@@ -48,6 +49,12 @@ from venusctl.cli.safety_options import (
 )
 from venusctl.model.base import SamplingOptions
 from venusctl.safety.sanitize import shown, shown_line
+
+if TYPE_CHECKING:
+    from venusctl.api import Agent
+    from venusctl.record import Outcome
+    from venusctl.session import RunRequest
+    from venusctl.surfaces import DriverOptions
 
 ConfirmOpt = Annotated[
     str,
@@ -95,6 +102,7 @@ def do(
     image_format: ImageFormatOpt = "jpeg",
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
+    session: SessionOpt = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Step budget.")] = 30,
     timeout: Annotated[
         Optional[float], typer.Option(min=0, help="Stop after this many seconds.")  # noqa: UP045
@@ -132,13 +140,13 @@ def do(
     """
     from venusctl.agent import AgentSettings
     from venusctl.cache import resolve_cache
-    from venusctl.session import RunRequest, run_task
+    from venusctl.session import RunRequest
 
     setup_logging(verbose)
     request = RunRequest(
         task=task,
         driver=driver_options(driver, url, headless, viewport, browser_path, profile,
-                              image_format, device, monitor),
+                              image_format, device, monitor, session),
         model=model_options(
             answers=model_file, model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads,
             gpu_layers=gpu_layers, image_min_tokens=image_min_tokens,
@@ -160,12 +168,29 @@ def do(
         check_terminal(json_out)
         outcome = run_with_tui(request)
     else:
-        outcome = run_task(request)
+        outcome = _run(request)
     if outcome.message and not json_out and outcome.exit_code in (0, 3):
         print(shown(outcome.message, newlines=True))
     elif outcome.exit_code != 0 and not json_out:
         sys.stderr.write(f"venusctl: {outcome.status}: {shown_line(outcome.message)}\n")
     return int(outcome.exit_code)
+
+
+def _run(request: RunRequest) -> Outcome:
+    """`do` through the Python API: the same run a program gets, asked at the terminal."""
+    from venusctl.api import Agent
+    from venusctl.safety.confirm import default_confirmer
+
+    with Agent(request.driver, request.model, confirmer=default_confirmer()) as agent:
+        return agent.run(request).wait()
+
+
+def _agent(options: DriverOptions, confirm: str = "policy", yes: bool = False) -> Agent:
+    """The API's agent for a one-shot command, asking at the terminal when there is one."""
+    from venusctl.api import Agent
+    from venusctl.safety.confirm import default_confirmer
+
+    return Agent(options, confirmer=default_confirmer(), confirm=confirm, assume_yes=yes)
 
 
 def act(
@@ -180,6 +205,7 @@ def act(
     image_format: ImageFormatOpt = "jpeg",
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
+    session: SessionOpt = None,
     confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
     screenshot_after: Annotated[
@@ -190,15 +216,22 @@ def act(
 ) -> int:
     """Perform one action on a surface, through the guard (for debugging).
 
+    Without --session a web action runs in a new browser that closes afterwards, and
+    venusctl says so; keep one with `venusctl session start`.
+
     Example: venusctl act "Click(point=(500, 500))" --driver web --url https://example.org
     """
-    from venusctl.oneshot import perform_one
+    from venusctl.surfaces import choose_driver
 
     setup_logging(verbose)
     options = driver_options(driver, url, headless, viewport, browser_path, profile,
-                             image_format, device, monitor)
-    report = perform_one(action, options, confirm, yes, screenshot_after)
-    print(shown(report, newlines=True))
+                             image_format, device, monitor, session)
+    if choose_driver(options) == "web" and not options.session:
+        sys.stderr.write("venusctl: no session: a new browser was started and will close "
+                         "(keep one with `venusctl session start`)\n")
+    with _agent(options, confirm, yes) as agent:
+        result = agent.act(action, screenshot=screenshot_after)
+    print(shown(result.report(), newlines=True))
     return 0
 
 
@@ -213,18 +246,18 @@ def screenshot(
     image_format: ImageFormatOpt = "jpeg",
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
+    session: SessionOpt = None,
     verbose: VerboseOpt = False,
 ) -> int:
     """Save exactly what the model would see.
 
     Example: venusctl screenshot page.png --driver web --url https://example.org
     """
-    from venusctl.oneshot import save_screenshot
-
     setup_logging(verbose)
     options = driver_options(driver, url, headless, viewport, browser_path, profile,
-                             image_format, device, monitor)
-    print(save_screenshot(options, out))
+                             image_format, device, monitor, session)
+    with _agent(options) as agent:
+        print(agent.save_screenshot(out))
     return 0
 
 

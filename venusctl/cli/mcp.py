@@ -1,0 +1,96 @@
+"""`venusctl mcp`: serve venusctl's tools to MCP clients (stdio, or HTTP on 127.0.0.1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from venusctl.cli.common import BrowserPathOpt, HeadlessOpt, RunsDirOpt, VerboseOpt, runs_dir
+from venusctl.cli.model_options import (
+    ApiKeyEnvOpt,
+    GpuLayersOpt,
+    ImageMaxOpt,
+    ImageMinOpt,
+    MmprojOpt,
+    ModelOpt,
+    NCtxOpt,
+    NoGrammarOpt,
+    ServerModelOpt,
+    ServerOpt,
+    ThreadsOpt,
+    model_options,
+)
+from venusctl.cli.safety_options import (
+    AllowAppOpt,
+    AllowCategoryOpt,
+    AllowDomainOpt,
+    PolicyOpt,
+    safety_options,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mcp")(mcp)
+
+
+def mcp(
+    http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 "
+                                                      "(path /mcp) instead of stdio.")] = False,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="--http: the port.")] = 8765,
+    model_file: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(help="Play back answers from this file instead of running a model."),
+    ] = None,
+    model: ModelOpt = None,
+    mmproj: MmprojOpt = None,
+    n_ctx: NCtxOpt = None,
+    threads: ThreadsOpt = None,
+    gpu_layers: GpuLayersOpt = None,
+    image_min_tokens: ImageMinOpt = None,
+    image_max_tokens: ImageMaxOpt = None,
+    no_grammar: NoGrammarOpt = False,
+    server: ServerOpt = None,
+    server_model: ServerModelOpt = None,
+    api_key_env: ApiKeyEnvOpt = None,
+    confirm: Annotated[str, typer.Option(
+        help="'policy' (the policy's gates are asked through the client) or 'all' (also "
+             "every state change). 'never' needs --yes.")] = "policy",
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="With --confirm never: mean it.")
+                   ] = False,
+    policy: PolicyOpt = None,
+    allow_domain: AllowDomainOpt = None,
+    allow_app: AllowAppOpt = None,
+    allow_category: AllowCategoryOpt = None,
+    headless: HeadlessOpt = True,
+    browser_path: BrowserPathOpt = None,
+    runs: RunsDirOpt = None,
+    verbose: VerboseOpt = False,
+) -> int:
+    """Serve do_task, act, screenshot, ground, devices and runs over MCP.
+
+    The model and the safety settings are this command's flags, never a tool's
+    arguments: a client cannot choose a weaker policy. Confirmations go to the
+    client as elicitations; a client without them gets "needs the user".
+
+    Example: venusctl mcp --model ~/models/UI-Venus-2-9B-Q4_K_M.gguf
+    """
+    from venusctl.cli.common import setup_logging
+    from venusctl.mcp.server import serve
+    from venusctl.mcp.tools import ServerConfig
+    from venusctl.safety.setup import make_policy_guard, resolve_policy
+
+    setup_logging(verbose)
+    safety = safety_options(policy, allow_domain, allow_app, allow_category)
+    make_policy_guard(resolve_policy(safety), confirm, yes)  # usage errors before serving
+    config = ServerConfig(
+        model=model_options(
+            answers=model_file, model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads,
+            gpu_layers=gpu_layers, image_min_tokens=image_min_tokens,
+            image_max_tokens=image_max_tokens, no_grammar=no_grammar, server=server,
+            server_model=server_model, api_key_env=api_key_env, assume_yes=yes),
+        safety=safety, confirm=confirm, runs_dir=runs_dir(runs), browser_path=browser_path,
+        headless=headless, assume_yes=yes)
+    serve(config, http=http, port=port)
+    return 0

@@ -1,0 +1,101 @@
+"""`venusctl session`: a browser (or a phone's, a monitor's settings) kept between commands."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from venusctl.cli.common import (
+    BrowserPathOpt,
+    DeviceOpt,
+    DriverOpt,
+    HeadlessOpt,
+    ImageFormatOpt,
+    MonitorOpt,
+    UrlOpt,
+    VerboseOpt,
+    ViewportOpt,
+    driver_options,
+    setup_logging,
+)
+
+session_app = typer.Typer(
+    help="Keep a browser page (or a phone's or monitor's settings) between commands: "
+         "start one, then pass --session NAME to act, screenshot, ground and do.",
+    no_args_is_help=True,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(session_app, name="session")
+
+
+@session_app.command("start")
+def start(
+    driver: DriverOpt = None,
+    name: Annotated[Optional[str], typer.Option(  # noqa: UP045
+        help="The session's name (default: the driver and a number, e.g. web-1).")] = None,
+    url: UrlOpt = None,
+    headless: HeadlessOpt = True,
+    viewport: ViewportOpt = "1280x800",
+    browser_path: BrowserPathOpt = None,
+    image_format: ImageFormatOpt = "jpeg",
+    device: DeviceOpt = None,
+    monitor: MonitorOpt = None,
+    idle_timeout: Annotated[float, typer.Option(
+        min=0, help="Stop the session after this many seconds without a command (0: never).")
+    ] = 1800.0,
+    verbose: VerboseOpt = False,
+) -> int:
+    """Start a session and print its name; it runs until `session stop` or the idle timeout.
+
+    Example: venusctl session start --driver web --url http://127.0.0.1:8000/ --name todo
+    """
+    from venusctl.sessions.manage import start as start_session
+
+    setup_logging(verbose)
+    options = driver_options(driver, url, headless, viewport, browser_path, None,
+                             image_format, device, monitor)
+    record = start_session(options, name, idle_timeout)
+    print(record.name)
+    return 0
+
+
+@session_app.command("list")
+def list_sessions(
+    json_out: Annotated[bool, typer.Option("--json", help="One JSON list on stdout.")] = False,
+) -> int:
+    """The sessions, with their state checked now (ended ones are cleared).
+
+    Example: venusctl session list
+    """
+    from venusctl.sessions.manage import as_json, describe, listing
+
+    rows = listing()
+    if json_out:
+        print(as_json(rows))
+    for row in [] if json_out else rows:
+        print(describe(row))
+    return 0
+
+
+@session_app.command("stop")
+def stop(
+    name: Annotated[Optional[str], typer.Argument(help="The session to stop.")] = None,  # noqa: UP045
+    all_sessions: Annotated[bool, typer.Option("--all", help="Stop every session.")] = False,
+) -> int:
+    """Stop a session: its browser closes and nothing it started keeps running.
+
+    Example: venusctl session stop todo
+    """
+    from venusctl.errors import UsageError
+    from venusctl.sessions import store
+    from venusctl.sessions.manage import stop as stop_session
+
+    if all_sessions == (name is not None):
+        raise UsageError("name one session to stop, or pass --all")
+    for each in store.names() if all_sessions else [name or ""]:
+        stop_session(each)
+        print(f"stopped {each}")
+    return 0
