@@ -77,9 +77,12 @@ class ConsoleProgress(RunObserver):
 
     def run_started(self, info: RunInfo) -> None:
         self._max_steps = info.settings.get("max_steps")
+        interface = info.settings.get("interface")
+        why = info.settings.get("interface_reason")
+        said = f"interface {interface} ({why}) · " if interface and why else ""
         self.console.print(
             f"[bold]venusctl[/] {_escape(info.driver)} · {_escape(info.model)} · "
-            f"record {_escape(str(info.run_dir))}")
+            f"{_escape(said)}record {_escape(str(info.run_dir))}")
 
     def phase(self, step: int, name: str) -> None:
         if name == "model" and self.console.is_terminal:

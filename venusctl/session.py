@@ -20,7 +20,9 @@ from venusctl.messages import load_template, system_prompt
 from venusctl.model.base import Model
 from venusctl.model.scripted import ScriptedModel
 from venusctl.observers import ConsoleProgress, JsonEvents, RecordObserver
+from venusctl.profile import InterfaceProfile
 from venusctl.record import Outcome, Recorder, RunInfo
+from venusctl.run_interface import resolve_interface
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Guard
 from venusctl.safety.setup import SafetyOptions, make_policy_guard, prepare, resolve_policy
@@ -49,6 +51,8 @@ class ModelOptions:
     image_min_tokens: int | None = None
     image_max_tokens: int | None = None
     grammar: bool | None = None
+    interface: str | None = None
+    prompts: str | None = None
     server: str | None = None
     server_model: str | None = None
     api_key_env: str | None = None
@@ -82,26 +86,34 @@ def make_guard(confirm: str, assume_yes: bool, safety: SafetyOptions | None = No
     return make_policy_guard(policy, confirm, assume_yes)
 
 
-def open_model(options: ModelOptions, surface: Surface = Surface.MOBILE) -> Model:
+def open_model(options: ModelOptions, surface: Surface = Surface.MOBILE,
+               profile: InterfaceProfile | None = None) -> Model:
     """Scripted answers, a local GGUF or a server (see `venusctl.model.select`)."""
     if options.answers is not None:
         return ScriptedModel.from_file(options.answers)
     from venusctl.model.select import open_model as select_model
 
-    return select_model(options.flags(), surface, assume_yes=options.assume_yes)
+    return select_model(options.flags(), surface, assume_yes=options.assume_yes,
+                        profile=profile)
 
 
-def settings_record(request: RunRequest) -> dict[str, Any]:
+def settings_record(request: RunRequest, surface: Surface = Surface.MOBILE) -> dict[str, Any]:
     """The settings worth keeping in run.json (never secrets)."""
     options = request.driver
+    settings = request.settings
+    profile = settings.profile(surface.value)
+    sampling = settings.sampling(surface.value)
     return {
-        "max_steps": request.settings.max_steps,
-        "timeout_s": request.settings.timeout_s,
-        "parse_retries": request.settings.parse_retries,
-        "history_images": request.settings.history_images,
-        "settle_cap_s": request.settings.settle_cap_s,
-        "temperature": request.settings.sampling.temperature,
-        "max_tokens": request.settings.sampling.max_tokens,
+        "max_steps": settings.max_steps,
+        "timeout_s": settings.timeout_s,
+        "parse_retries": settings.parse_retries,
+        "history_images": (settings.history_images if settings.history_images is not None
+                           else profile.history_images),
+        "settle_cap_s": settings.settle_cap_s,
+        "temperature": sampling.temperature,
+        "max_tokens": sampling.max_tokens,
+        "thinking": sampling.thinking,
+        "image_max_tokens": profile.image_max_tokens,
         "confirm": request.confirm,
         "dry_run": request.dry_run,
         "url": options.url,
@@ -127,11 +139,14 @@ def run_task(
         raise UsageError(f"unknown output mode '{request.output}'")
     name = driver.name if driver is not None else choose_driver(request.driver)
     surface: Surface = driver.surface if driver is not None else surface_of(name)
-    template = load_template(surface, request.prompt_file)
+    interface = resolve_interface(request.model.flags(), surface.value, model,
+                                  scripted=request.model.answers is not None)
+    request.settings.interface = interface.profile
+    template = load_template(surface, request.prompt_file, interface.prompts)
     safety = prepare(request.safety, request.confirm, request.assume_yes, surface, request.task)
     request.settings.approved_categories |= safety.approved
     with ExitStack() as stack:
-        model = model or open_model(request.model, surface)
+        model = model or open_model(request.model, surface, interface.profile)
         stack.callback(model.close)
         driver = driver or open_driver(request.driver)
         stack.callback(driver.close)
@@ -140,10 +155,14 @@ def run_task(
         if request.dry_run:
             driver = DryRunDriver(driver)
         recorder = Recorder(request.runs_dir, request.task)
+        keep_files = getattr(driver, "keep_files_in", None)
+        if callable(keep_files):
+            keep_files(recorder.run_dir / "downloads")
         info = RunInfo(
             run_id=recorder.run_id, task=request.task, surface=surface.value,
             driver=name, model=model.name, run_dir=recorder.run_dir,
-            settings={**settings_record(request), **safety.record()},
+            settings={**settings_record(request, surface), **interface.record(),
+                      **safety.record()},
         )
         agent = Agent(
             driver=driver,

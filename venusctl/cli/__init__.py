@@ -40,6 +40,7 @@ def _register() -> None:
         ground,
         model,
         policy,
+        prompts,
         report,
         run,
         runs,
@@ -57,6 +58,7 @@ def _register() -> None:
     doctor.register(app)
     devices.register(app)
     policy.register(app)
+    prompts.register(app)
     secret.register(app)
 
 

@@ -51,10 +51,10 @@ def ground_command(
     driver: DriverOpt = None,
     url: UrlOpt = None,
     headless: HeadlessOpt = True,
-    viewport: ViewportOpt = "1280x800",
+    viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
     profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = "jpeg",
+    image_format: ImageFormatOpt = None,
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
     surface: Annotated[str, typer.Option(

@@ -35,10 +35,11 @@ from venusctl.model.vision import Prompt, Unit, Vision, VisionParams
 
 log = logging.getLogger(__name__)
 
-DEFAULT_IMAGE_MIN_TOKENS = 1024
-"""llama.cpp's advice for Qwen-VL grounding: at least ~1024 image tokens."""
-DEFAULT_IMAGE_MAX_TOKENS = 1280
-"""A 1920x1080 desktop lands at 1,222 tokens, a 1080x2400 phone at 1,272 (llama.cpp: 4,096)."""
+DEFAULT_IMAGE_MIN_TOKENS: int | None = None
+DEFAULT_IMAGE_MAX_TOKENS: int | None = None
+"""None: screenshots go in unresized, up to the projector's own limit (4,096 tokens), as
+the authors send them; the interface profile (`venusctl.profile`, `--interface lean`)
+or `--image-max-tokens` set a budget."""
 STOP = "</action>"
 CONTEXT_STEP = 1024
 DEFAULT_SNAPSHOTS = 2
