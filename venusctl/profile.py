@@ -158,8 +158,8 @@ TABLE: tuple[Row, ...] = (
          mobile=Fact(1000, f"{_PHONE_ADB} swipe: max(1000, ...)")),
     _row("swipe_max_ms", "swipe duration, longest (ms)",
          mobile=Fact(2000, f"{_PHONE_ADB} swipe: min(..., 2000)")),
-    _row("swipe_ms_per_px2", "swipe duration per squared pixel of distance (ms)",
-         mobile=Fact(0.001, f"{_PHONE_ADB} swipe: dist_sq / 1000")),
+    _row("swipe_px2_per_ms", "swipe: squared pixels of distance per ms",
+         mobile=Fact(1000, f"{_PHONE_ADB} swipe: dist_sq / 1000")),
     _row("long_press_ms", "long press (ms)",
          mobile=Fact(500, f"{_PHONE_ADB} longpress(duration=500)"),
          browser=Fact(20000, f"{_BROWSER} execute: LongPress duration defaults to 20 s")),
@@ -207,18 +207,19 @@ class InterfaceProfile:
     type_newline_enter: bool
     swipe_min_ms: int | None
     swipe_max_ms: int | None
-    swipe_ms_per_px2: float | None
+    swipe_px2_per_ms: int | None
     long_press_ms: int | None
     drag_as_swipe: bool
     scroll_fraction: float | None
     max_steps: int
     loop_limit: int
 
-    def swipe_ms(self, distance_px: float) -> int:
-        """How long a swipe of `distance_px` takes: slower the longer, within bounds."""
+    def swipe_ms(self, dx: int, dy: int) -> int:
+        """How long a swipe moving (dx, dy) pixels takes: slower the longer, within
+        bounds (integer arithmetic, as the authors' executor)."""
         low, high = self.swipe_min_ms or 0, self.swipe_max_ms or 0
-        per = self.swipe_ms_per_px2 or 0.0
-        return int(max(low, min(int(distance_px * distance_px * per), high)))
+        per = self.swipe_px2_per_ms or 1
+        return max(low, min(int((dx * dx + dy * dy) / per), high))
 
 
 _DEFAULTS: dict[str, Any] = {
@@ -226,7 +227,7 @@ _DEFAULTS: dict[str, Any] = {
     "current_label": None, "notes_label": None, "top_p": None, "repetition_penalty": None,
     "frequency_penalty": None, "viewport": None, "type_clears_field": False,
     "type_newline_enter": False, "swipe_min_ms": None, "swipe_max_ms": None,
-    "swipe_ms_per_px2": None, "long_press_ms": None, "drag_as_swipe": False,
+    "swipe_px2_per_ms": None, "long_press_ms": None, "drag_as_swipe": False,
     "scroll_fraction": None, "max_steps": 30, "loop_limit": 5, "history_images": 0,
 }
 
