@@ -35,8 +35,7 @@ from venusctl.model.hub import (
     is_projector,
     parse_reference,
     quant_of,
-    remote_files,
-    select_files,
+    remote_selection,
 )
 from venusctl.profile import InterfaceProfile, choose_mode, profile_for
 
@@ -201,11 +200,10 @@ def _from_hub(
         return cached
     pull_hint = f"run `venusctl model pull {repo} --quant {quant}`"
     try:
-        commit, files = remote_files(repo)
+        selection = remote_selection(repo, quant, say)
     except HubUnreachable as exc:
         raise ModelError(f"no local model {repo}:{quant} and {exc}; {pull_hint} when online, "
                          f"or pass --model PATH or --server URL") from None
-    selection = select_files(files, repo, commit, quant)
     if not assume_yes and not consent(selection):
         raise ModelError(f"no local model {repo}:{quant} "
                          f"({human_size(selection.total_bytes)} to download); {pull_hint}, "
