@@ -106,17 +106,21 @@ def authors_template(surface: str) -> str:
 # ------------------------------------------------------------------ pulling
 
 
-def pull(fetch: Fetch | None = None, base_url: str | None = None) -> Path:
-    """Download, check and cache every pinned file; returns the cache folder."""
+def pull(fetch: Fetch | None = None, base_url: str | None = None,
+         files: tuple[AuthorsFile, ...] = FILES) -> Path:
+    """Download, check and cache every pinned file; returns the cache folder.
+
+    `VENUSCTL_PROMPTS_URL` points at a mirror of the repository at the pinned commit
+    (the checksums still have to match)."""
     base = base_url or os.environ.get(URL_ENV) or DEFAULT_BASE.format(
         repo=AUTHORS_REPO, commit=AUTHORS_COMMIT)
     fetch = fetch or _http_fetch
     texts: dict[str, str] = {}
-    for file in FILES:
+    for file in files:
         url = base.rstrip("/") + "/" + file.path
         data = fetch(url)
         texts[file.surface] = template_from(file, data)
-    return _store(texts)
+    return _store(texts, files)
 
 
 def template_from(file: AuthorsFile, data: bytes) -> str:
@@ -178,7 +182,7 @@ def _fields(file: AuthorsFile, text: str) -> set[str]:
                            "nothing was cached") from None
 
 
-def _store(texts: dict[str, str]) -> Path:
+def _store(texts: dict[str, str], files: tuple[AuthorsFile, ...]) -> Path:
     """Write every text into a fresh folder, then swap it in: all or nothing."""
     final = cache_dir()
     staging = final.with_name(final.name + f".new-{os.getpid()}")
@@ -186,7 +190,7 @@ def _store(texts: dict[str, str]) -> Path:
     for surface, text in texts.items():
         (staging / f"{surface}.txt").write_text(text, encoding="utf-8")
     manifest = {"repo": AUTHORS_REPO, "commit": AUTHORS_COMMIT, "pulled_at": time.time(),
-                "files": {f.path: f.sha256 for f in FILES}}
+                "files": {f.path: f.sha256 for f in files}}
     (staging / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     if final.exists():
         old = final.with_name(final.name + f".old-{os.getpid()}")
