@@ -32,7 +32,7 @@ class GroundRequest:
     model: ModelOptions = field(default_factory=ModelOptions)
     surface: str = "mobile"
     annotate: Path | None = None
-    max_tokens: int = 1024
+    max_tokens: int | None = None  # None: the grounding profile's (1024)
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,10 @@ def ground_command(
         typer.Option(help="Save a copy of the screenshot with the point drawn on it."),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="The answer as JSON.")] = False,
-    max_tokens: Annotated[int, typer.Option(min=8, help="Most tokens in the answer.")] = 1024,
+    max_tokens: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(min=8, help="Most tokens in an answer (default: 1024, as the authors).")
+    ] = None,
     model: ModelOpt = None,
     mmproj: MmprojOpt = None,
     n_ctx: NCtxOpt = None,
