@@ -61,6 +61,7 @@ class GroundResult:
             "pixels": list(self.pixels) if self.pixels else None,
             "size": [self.size.width, self.size.height],
             "raw": self.raw,
+            "image_tokens": self.completion.image_tokens,
             "model": self.model,
             "seconds": round(self.seconds, 3),
         }

@@ -299,7 +299,10 @@ def test_two_actions_or_text_after_the_action_are_refused(vocab, grammars):
     grammar = grammars[Surface.BROWSER, True]
     one = "<action>Wait()</action>"
     assert accepts(vocab, grammar, f"x</think>\n{one}")
-    assert accepts(vocab, grammar, f"x</think>\nI wait now.\n{one}")  # the parser takes it
+    assert accepts(vocab, grammar, f"x</think>\n\n  {one}")
+    # prose before the action is not the trained form; free text there would let a
+    # confused model ramble to max_tokens without acting
+    assert not accepts(vocab, grammar, f"x</think>\nI wait now.\n{one}")
     assert not accepts(vocab, grammar, f"x</think>\n{one}{one}")
     assert not accepts(vocab, grammar, f"x</think>\n{one} and more")
 
@@ -322,8 +325,7 @@ def test_the_thought_ends_at_the_first_close_and_the_opening_follows_the_templat
     opened = action_grammar(Surface.MOBILE)
     assert accepts(vocab, opened, "a < b, it's </thi " + action)
     assert accepts(vocab, opened, "upper case closes too</THINK>\n<action>Wait()</action>")
-    assert accepts(vocab, opened, "one</think> two" + action)  # the parser takes it, too:
-    assert parse("<think>one</think> two" + action, Surface.MOBILE).thought == "one"
+    assert not accepts(vocab, opened, "one</think> two" + action)  # the thought ended at one
     not_opened = action_grammar(Surface.MOBILE, GrammarOptions(think_opened=False))
     assert accepts(vocab, not_opened, "<think>plan" + action)
     assert not accepts(vocab, not_opened, "plan" + action)

@@ -5,7 +5,9 @@ It accepts every answer `venusctl.actions.parse` accepts in the model's form
 the token budget, and refuses what the parser would refuse wherever that is cheap
 to say:
   - the thought holds any characters until the first `</think>` (any case), `<`
-    included; the text between `</think>` and `<action>` anything but `<action>`;
+    included; between `</think>` and `<action>` only a few spaces or newlines (the
+    trained form: free text there would let a confused model ramble to `max_tokens`
+    without ever acting, which the parser would refuse anyway for lack of an action);
   - names and keywords of the surface (the browser's names in any case, with `_`
     anywhere), keyword arguments in any order, each at most once, a trailing comma;
   - quoted strings read as `venusctl.literals` reads them: a quote closes the string
@@ -51,6 +53,8 @@ URL_CLASS = (r"!#-&(-;=-\[\]-~\u00a1-\u167f\u1681-\u1fff\u200b-\u2027\u202a-\u20
 WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 """Every character `str.isspace` (the literal reader's idea of a space) accepts."""
 CLOSERS = ",)]"
+GAP_CHARS = 8
+"""Spaces and newlines allowed between `</think>` and `<action>`."""
 QUOTES = "'\""
 
 State = Hashable
@@ -73,10 +77,11 @@ def action_grammar(surface: Surface, options: GrammarOptions | None = None) -> s
     rules: dict[str, str] = {}
     opening = '"<think>" ' if options.thinking and not options.think_opened else ""
     thought = "th-0 " if options.thinking else ""
-    rules["root"] = f"{opening}{thought}gap-0 sp action sp close"
+    rules["root"] = f"{opening}{thought}gap open sp action sp close"
     if options.thinking:
         _add_until(rules, "th", "</think>")
-    _add_until(rules, "gap", "<action>")
+    rules["gap"] = f"{_charset(WHITESPACE)}{{0,{GAP_CHARS}}}"
+    rules["open"] = '"<" ' + _any_case("action") + ' ">"'
     rules["close"] = '"</" ' + _any_case("action") + ' ">"'
     rules["sp"] = f"{_charset(WHITESPACE)}*"
     rules["sep"] = 'sp "," sp'
