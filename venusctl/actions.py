@@ -33,6 +33,7 @@ MAX_KEYS = 128
 MAX_KEY_CHARS = 1024
 MAX_REPEAT = 128
 MAX_PATH = 1024
+MAX_NAME = 200
 MAX_FILENAME = 255
 
 
@@ -613,9 +614,15 @@ def _read_text(raw: Any, where: str, surface: Surface) -> str:
 
 def _read_name(raw: Any, where: str, surface: Surface) -> str:
     text = _read_text(raw, where, surface).strip()
-    if not text or len(text) > 200:
-        raise ParseError(f"{where} must be a non-empty name of at most 200 characters.")
+    _check_length(text, MAX_NAME, where)
+    if not text:
+        raise ParseError(f"{where} must be a non-empty name.")
     return text
+
+
+def _check_length(text: str, most: int, where: str) -> None:
+    if len(text) > most:
+        raise ParseError(f"{where} is too long ({len(text)} characters, at most {most}).")
 
 
 def _read_url(raw: Any, where: str, surface: Surface) -> str:
@@ -657,9 +664,10 @@ def _read_repeat(raw: Any, where: str, surface: Surface) -> int:
 def _read_file(raw: Any, where: str, surface: Surface) -> str:
     """A relative path inside the upload folder: no root, no empty, `.` or `..` part."""
     text = _read_text(raw, where, surface).strip()
+    _check_length(text, MAX_PATH, where)
     parts = text.replace("\\", "/").split("/")
     if not text or text.startswith("/") or any(p in ("", ".", "..") for p in parts) \
-            or "\0" in text or len(text) > MAX_PATH:
+            or "\0" in text:
         raise ParseError(f"{where} must be a relative path of a listed file, "
                          "like 'folder/report.pdf'.")
     return text
@@ -668,8 +676,8 @@ def _read_file(raw: Any, where: str, surface: Surface) -> str:
 def _read_filename(raw: Any, where: str, surface: Surface) -> str:
     """One plain file name: no folder part, not `.` or `..`."""
     text = _read_text(raw, where, surface).strip()
-    if not text or text in (".", "..") or any(c in text for c in "/\\\0") \
-            or len(text) > MAX_FILENAME:
+    _check_length(text, MAX_FILENAME, where)
+    if not text or text in (".", "..") or any(c in text for c in "/\\\0"):
         raise ParseError(f"{where} must be a single file name, like 'report.pdf'.")
     return text
 

@@ -289,7 +289,11 @@ def test_random_walks_through_the_grammar_always_parse(vocab, grammars, surface)
         if not answer.lower().endswith("</action>"):
             continue  # the walk ran out of tokens inside a thought or a string
         finished += 1
-        parsed = parse("<think>" + answer, surface)
+        try:
+            parsed = parse("<think>" + answer, surface)
+        except ParseError as exc:  # string length is the parser's to limit, not the grammar's
+            assert "is too long" in str(exc), (answer, exc)
+            continue
         names.add(type(parsed.action).__name__)
     assert finished >= 15
     assert len(names) >= 5, names  # the walks really explore the action set

@@ -9,7 +9,9 @@ to say:
     trained form: free text there would let a confused model ramble to `max_tokens`
     without ever acting, which the parser would refuse anyway for lack of an action);
   - names and keywords of the surface (the browser's names in any case, with `_`
-    anywhere), keyword arguments in any order, each at most once, a trailing comma;
+    anywhere), keyword arguments in any order, each at most once, a trailing comma,
+    up to `SPACE_CHARS` of ASCII white space between the parts of a call;
+  - the tags as the model writes them, `<action>` and `</action>` in lower case;
   - quoted strings read as `venusctl.literals` reads them: a quote closes the string
     only when a `,`, `)` or `]` follows (spaces allowed), so `'Joe's Pizza'` is one
     string; escapes; raw newlines; never `</action>` (the first one ends the block);
@@ -55,6 +57,11 @@ WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 CLOSERS = ",)]"
 GAP_CHARS = 8
 """Spaces and newlines allowed between `</think>` and `<action>`."""
+SPACE_CHARS = 8
+"""Spaces, tabs and newlines allowed between the parts of a call (`Click( point = …`,
+a Sequence laid out over lines); the parser takes any amount of any white space, but
+the model writes at most a space or a line break, and a bound keeps a confused model
+from spending its token budget on white space."""
 QUOTES = "'\""
 
 State = Hashable
@@ -80,10 +87,10 @@ def action_grammar(surface: Surface, options: GrammarOptions | None = None) -> s
     rules["root"] = f"{opening}{thought}gap open sp action sp close"
     if options.thinking:
         _add_until(rules, "th", "</think>")
-    rules["gap"] = f"{_charset(WHITESPACE)}{{0,{GAP_CHARS}}}"
-    rules["open"] = '"<" ' + _any_case("action") + ' ">"'
-    rules["close"] = '"</" ' + _any_case("action") + ' ">"'
-    rules["sp"] = f"{_charset(WHITESPACE)}*"
+    rules["gap"] = f"[ \\t\\r\\n]{{0,{GAP_CHARS}}}"
+    rules["open"] = '"<action>"'
+    rules["close"] = '"</action>"'
+    rules["sp"] = f"[ \\t\\r\\n]{{0,{SPACE_CHARS}}}"
     rules["sep"] = 'sp "," sp'
     rules["comma"] = '( sp "," )?'
     specs = ACTION_SETS[surface]

@@ -26,6 +26,7 @@ from venusctl.actions import Surface, split_answer
 from venusctl.errors import ModelError, UsageError
 from venusctl.model.base import Completion, ImagePart, Message, OnText, SamplingOptions
 from venusctl.model.chat_template import ChatTemplate, Rendered
+from venusctl.model.finish import FinishWindow
 from venusctl.model.grammar import GrammarOptions, action_grammar
 from venusctl.model.native import BackendInfo, Context, ContextParams, State, TextModel
 from venusctl.model.native import backend_info as _backend_info
@@ -223,6 +224,7 @@ class LlamaModel:
         seed = options.seed if options.seed is not None else 0x5EED + self._calls
         sampler = Sampler(self.text, options, grammar, seed)
         closing = _ThoughtBudget(self.text, options, rendered, active=grammar is not None)
+        finish = FinishWindow(self.text, options, active=grammar is not None)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
         text = ""
         generated = 0
@@ -230,7 +232,7 @@ class LlamaModel:
             for _ in range(options.max_tokens):
                 token = closing.forced(generated, text, sampler)
                 if token is None:
-                    token = sampler.sample(context.logits())
+                    token = sampler.sample(finish.logits(context.logits(), generated))
                     if self.text.is_eog(token):
                         break
                 sampler.accept(token)
