@@ -484,7 +484,11 @@ def split_answer(text: str, reasoning: str | None = None) -> tuple[str, str]:
 
 
 def normalize_answer(text: str, reasoning: str | None = None) -> str:
-    """The answer as `<think>REASONING</think>` followed by the rest of the text."""
+    """The answer as `<think>REASONING</think>` followed by the rest of the text; an
+    answer given without thinking (no reasoning, no think tags) stays as it is."""
+    if not (reasoning and reasoning.strip()) and not (
+            _THINK_OPEN.search(text) or _THINK_CLOSE.search(text)):
+        return text.strip()
     thought, body = split_answer(text, reasoning)
     return f"<think>{thought}</think>\n{body.strip()}"
 

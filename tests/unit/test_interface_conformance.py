@@ -322,10 +322,9 @@ def test_history_screenshot_label(runs, surface, backend):
 @both
 def test_earlier_answers_are_kept_as_assistant_messages(runs, surface, backend):
     assistants = [m.text for m in step3(runs[surface, backend]) if m.role == "assistant"]
-    assert len(assistants) == 2
-    for text, answer in zip(assistants, ANSWERS[surface][:2], strict=True):
-        assert re.search(r"<action>.*</action>", text, re.S)
-        assert answer.split("<action>")[1] in text
+    # the full answers, `<think>…</think>\n<action>…</action>`; the browser's, given
+    # without thinking, exactly as they came (no empty think block added)
+    assert assistants == ANSWERS[surface][:2]
 
 
 @both
