@@ -30,7 +30,7 @@ from venusctl.pool import PoolOptions  # noqa: E402
 from venusctl.sim.web import ShopServer  # noqa: E402
 from venusctl.surfaces import DriverOptions  # noqa: E402
 
-ANSWERS = ["<action>Click(point=(105, 513))</action>",
+ANSWERS = ["<action>Click(point=(137, 535))</action>",
            "<action>Finished(content='about page')</action>"]
 
 

@@ -62,7 +62,7 @@ def step_messages(step: int, surface: Surface = Surface.BROWSER,
     history = [Turn(ANSWERS[i % len(ANSWERS)], screen(i, size),
                     "The last action failed: try again." if i == 2 else None)
                for i in range(step)]
-    return build(system, history, screen(step, size))
+    return build(system, history, screen(step, size), history_images=0)
 
 
 def median(values: list[float]) -> float:

@@ -111,7 +111,7 @@ class AndroidDriver:
         self._frame_size: tuple[int, int] | None = None
         self._pending: Frame | None = None
         self._nodes: list[Node] | None = None
-        self._drag_native = True
+        self._nodes_before: list[Node] | None = None
         self._installed: set[str] | None = None
         self._read_display()
 
@@ -173,8 +173,11 @@ class AndroidDriver:
         if handler is None:
             raise ActionFailed(f"{type(action).__name__} is not a phone action")
         self._pending = None
-        self._nodes = None
-        result: ActionResult = handler(self, action)
+        self._nodes_before, self._nodes = self._nodes, None  # the screen the action meets
+        try:
+            result: ActionResult = handler(self, action)
+        finally:
+            self._nodes = self._nodes_before = None  # the action changed the screen
         return result
 
     def _click(self, action: Click) -> ActionResult:
@@ -195,22 +198,32 @@ class AndroidDriver:
         return ActionResult()
 
     def _drag(self, action: Drag) -> ActionResult:
-        start, end = _point(action.start, "Drag"), _point(action.end, "Drag")
-        if self._drag_native:
-            try:
-                self._input(keys.drag(start, end))
-                return ActionResult()
-            except ActionFailed as exc:
-                if "nknown command" not in str(exc) and "Usage" not in str(exc):
-                    raise
-                log.info("this phone has no 'input draganddrop'; dragging with a slow swipe")
-                self._drag_native = False
-        self._input(keys.drag_fallback(start, end))
-        return ActionResult(details={"drag": "slow swipe"})
+        self._input(keys.drag(_point(action.start, "Drag"), _point(action.end, "Drag")))
+        return ActionResult()
 
     def _type(self, action: Type) -> ActionResult:
-        way = self.typing.type(action.content)
-        return ActionResult(details={"typed_with": way})
+        """Replace what the focused field holds (the model expects "auto-clear")."""
+        self.typing.check(action.content)  # refuse before the field is touched
+        details: dict[str, Any] = {}
+        if keys.PROFILE.type_clears_field:
+            details["cleared"] = self._clear_focused_field()
+        details["typed_with"] = self.typing.type(action.content)
+        return ActionResult(details=details)
+
+    def _clear_focused_field(self) -> int | None:
+        """Empty the focused text field; the characters removed, or None when no text
+        field has the focus (then nothing is pressed: a Delete key could act on a list)."""
+        nodes = self._nodes_before or self._hierarchy() or []
+        fields = [n for n in nodes if n.flag("focused") and n.area > 0 and _editable(n)]
+        if not fields:
+            return None
+        node = min(fields, key=lambda n: n.area)
+        text = node.attrs.get("text", "")
+        if not text or text == node.attrs.get("hint"):
+            return 0
+        for line in keys.clear_field(len(text)):
+            self._input(line)
+        return len(text)
 
     def _launch_app(self, action: LaunchApp) -> ActionResult:
         started = self.apps.launch(action.app)
@@ -299,6 +312,12 @@ class AndroidDriver:
             self.typing.restore()
         except Exception as exc:  # the phone may be gone; nothing more to give back
             log.debug("restoring the keyboard: %s", exc)
+
+
+def _editable(node: Node) -> bool:
+    """A text field: an EditText (or a subclass the dump names), not a label or a list."""
+    kind = node.attrs.get("class", "")
+    return kind.endswith(("EditText", "AutoCompleteTextView", "SearchView$SearchAutoComplete"))
 
 
 def _point(point: tuple[int, int] | None, name: str) -> tuple[int, int]:

@@ -2,9 +2,15 @@
 
 Every `input` call starts a Java process on the phone (a few hundred ms on real
 hardware), which shapes these commands: a double tap starts its two taps in
-parallel, a small delay apart, so both land inside the 300 ms double-tap window;
-a long press is a swipe that does not move; a drag uses `input draganddrop`, which
-holds for the long-press timeout before moving.
+parallel, a small delay apart, so both land inside the 300 ms double-tap window.
+Gesture timings follow the authors' executor (`venusctl.profile`, mobile): a swipe
+takes longer the longer it is, between 1 and 2 seconds; a long press is a swipe of
+500 ms that does not move; a drag is the same slow swipe as a Swipe.
+
+`Type` replaces what the focused field holds, as the model was trained ("auto-clear"):
+the field is emptied with the End key then Backspace and Delete once per character
+it holds (read from the screen's hierarchy), and only when it is a text field, so
+no Delete key ever reaches a list or a page.
 
 Text: `input text` types printable ASCII only and reads `%s` as a space, so spaces
 become `%s`, a literal `%s` is split across two calls, and everything is
@@ -22,14 +28,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from venusctl.errors import ActionFailed
+from venusctl.profile import authors_profile
 
 log = logging.getLogger(__name__)
 
+PROFILE = authors_profile("mobile")
 DOUBLE_TAP_GAP_S = 0.08
-LONG_PRESS_MS = 1000
-SWIPE_MS = 400
-DRAG_MS = 1200
+LONG_PRESS_MS = PROFILE.long_press_ms or 500
 KEY_ENTER, KEY_BACK, KEY_HOME, KEY_RECENT, KEY_PASTE = 66, 4, 3, 187, 279
+KEY_DEL, KEY_FORWARD_DEL, KEY_MOVE_END = 67, 112, 123
+CLEAR_MOST = 2000
+"""Most characters a clear removes (a longer field keeps its tail)."""
+CLEAR_CHUNK = 250
+"""Key codes per `input keyevent` call, to keep each shell line short."""
 ADB_KEYBOARD = "com.android.adbkeyboard/.AdbIME"
 CLIPPER_PACKAGE = "ca.zgrs.clipper"
 IME_SWITCH_S = 0.5
@@ -83,24 +94,35 @@ def long_press(x: int, y: int, ms: int = LONG_PRESS_MS) -> str:
     return f"input swipe {x} {y} {x} {y} {ms}"
 
 
-def swipe(start: tuple[int, int], end: tuple[int, int], ms: int = SWIPE_MS) -> str:
-    return f"input swipe {start[0]} {start[1]} {end[0]} {end[1]} {ms}"
+def swipe_ms(start: tuple[int, int], end: tuple[int, int]) -> int:
+    """How long a swipe between two points takes: slower the longer (the authors'
+    executor: the squared distance over 1000, within 1 to 2 seconds)."""
+    return PROFILE.swipe_ms(end[0] - start[0], end[1] - start[1])
 
 
-def drag(start: tuple[int, int], end: tuple[int, int], ms: int = DRAG_MS) -> str:
-    return f"input draganddrop {start[0]} {start[1]} {end[0]} {end[1]} {ms}"
+def swipe(start: tuple[int, int], end: tuple[int, int], ms: int | None = None) -> str:
+    duration = swipe_ms(start, end) if ms is None else ms
+    return f"input swipe {start[0]} {start[1]} {end[0]} {end[1]} {duration}"
 
 
-def drag_fallback(start: tuple[int, int], end: tuple[int, int]) -> str:
-    """For phones without `draganddrop` (before Android 8): a slow swipe.
-
-    Sliders and lists follow it; launchers that need a hold before moving do not.
-    """
-    return swipe(start, end, 2 * DRAG_MS)
+def drag(start: tuple[int, int], end: tuple[int, int]) -> str:
+    """A drag is the same slow swipe (sliders follow it, as the model was trained)."""
+    return swipe(start, end)
 
 
 def keyevent(code: int) -> str:
     return f"input keyevent {code}"
+
+
+def clear_field(length: int) -> list[str]:
+    """Shell lines that empty a focused field holding `length` characters: End, then
+    Backspace and Delete that many times (Delete catches text after the cursor)."""
+    count = min(max(length, 0), CLEAR_MOST)
+    if count == 0:
+        return []
+    codes = [KEY_MOVE_END] + [KEY_DEL] * count + [KEY_FORWARD_DEL] * count
+    return ["input keyevent " + " ".join(map(str, codes[i:i + CLEAR_CHUNK]))
+            for i in range(0, len(codes), CLEAR_CHUNK)]
 
 
 def ime_broadcast(text: str) -> str:
@@ -121,6 +143,12 @@ class TextEntry:
     _ime_ready: bool = False
     _previous_ime: str | None = None
     _way: str | None = None
+
+    def check(self, content: str) -> None:
+        """Raise `ActionFailed` now if some of `content` cannot be typed on this phone,
+        before anything (a clear, the first line) has changed the field."""
+        if self._way is None and not all(is_plain(line) for line in content.split("\n")):
+            self._choose()
 
     def type(self, content: str) -> str:
         """Type `content`, Enter for each newline; return the way used."""

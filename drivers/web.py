@@ -34,18 +34,24 @@ from venusctl.actions import (
     Surface,
     TakeNote,
     Type,
+    Upload,
     Wait,
 )
+from venusctl.actions import Download as DownloadAction
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
+from venusctl.drivers.web_files import FileTransfers
+from venusctl.drivers.web_select import select_by_name
 from venusctl.errors import ActionFailed, DeviceError, UsageError
 from venusctl.grid import ScreenSize
+from venusctl.profile import authors_profile
 from venusctl.settle import wait_until_stable
 from venusctl.text import first_line
 
 log = logging.getLogger(__name__)
 
-SCROLL_FRACTION = 0.6
-LONG_PRESS_DEFAULT_S = 20.0
+PROFILE = authors_profile("browser")
+SCROLL_FRACTION = PROFILE.scroll_fraction or 2 / 3
+LONG_PRESS_DEFAULT_S = (PROFILE.long_press_ms or 20000) / 1000
 NAV_TIMEOUT_MS = 20000
 SYSTEM_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
                    "chrome")
@@ -156,14 +162,15 @@ class WebOptions:
 
     url: str | None = None
     headless: bool = True
-    viewport: ScreenSize = field(default_factory=lambda: ScreenSize(1280, 800))
+    viewport: ScreenSize = field(default_factory=lambda: ScreenSize(*PROFILE.viewport or ()))
     browser_path: str | None = None
     profile: Path | None = None
-    image_format: str = "jpeg"
+    image_format: str = PROFILE.image_format
     jpeg_quality: int = 80
     connect: str | None = None  # a Playwright browser server's ws:// endpoint
     cdp_url: str | None = None  # a Chromium DevTools endpoint (http://host:9222 or ws://…)
     keep_page: bool = False  # remote: work in its open page and leave it open (kept sessions)
+    upload_dir: Path | None = None  # the only folder Upload may take files from
 
     @property
     def remote(self) -> str | None:
@@ -238,6 +245,7 @@ class WebDriver:
         self.page = pages[0] if pages else self.browser_context.new_page()
         if options.keep_page:
             self.page = self._kept_page(pages)
+        self.files = FileTransfers(self.browser_context, options.upload_dir)
         self._known_pages = set(map(id, self.browser_context.pages))
         if options.url:
             self._goto(check_url(options.url, self.allow_file), startup=True)
@@ -297,7 +305,14 @@ class WebDriver:
             screen = self._capture(self.options.image_format, self.options.jpeg_quality)
         if self._notice:
             screen.notice, self._notice = self._notice, None
+        files = self.files.notice()
+        if files:
+            screen.notice = f"{screen.notice}\n{files}" if screen.notice else files
         return screen
+
+    def keep_files_in(self, folder: Path) -> None:
+        """Where `Download` saves files (the run's folder)."""
+        self.files.download_dir = folder
 
     def _capture(self, image_format: str, quality: int) -> Screen:
         self._follow_tabs()
@@ -645,7 +660,10 @@ _HANDLERS: dict[type, Any] = {
     Launch: WebDriver._launch_url,
     GetUrl: WebDriver._get_url,
     TakeNote: WebDriver._take_note,
-    SelectOption: WebDriver._select_option,
+    SelectOption: lambda self, a: (WebDriver._select_option(self, a) if a.index is not None
+                                   else select_by_name(self, a)),
+    Upload: lambda self, a: self.files.upload(a),
+    DownloadAction: lambda self, a: self.files.download(a),
     Hotkey: WebDriver._hotkey,
     PressBack: WebDriver._press_back,
     PressHome: WebDriver._press_home,

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, ClassVar, Union
-from urllib.parse import urlsplit
+
+from ada_url import URL as WhatwgURL
 
 from venusctl.errors import ParseError
 from venusctl.literals import Call, LiteralSyntaxError, parse_call
@@ -29,6 +30,12 @@ GRID_MAX = 999
 MAX_TEXT = 4000
 MAX_ACTION_TEXT = 12000
 MAX_SEQUENCE = 32
+MAX_KEYS = 128
+MAX_KEY_CHARS = 1024
+MAX_REPEAT = 128
+MAX_PATH = 1024
+MAX_NAME = 200
+MAX_FILENAME = 255
 
 
 class Surface(str, Enum):
@@ -122,10 +129,14 @@ class WheelScroll:
 
 @dataclass(frozen=True)
 class Scroll:
-    """The browser's scroll at a point by a fraction of the viewport."""
+    """The browser's scroll at a point by a fraction of the viewport.
+
+    Both arguments may be left out, as the authors' browser harness allows: the
+    middle of the page, downwards.
+    """
 
     NAME: ClassVar[str] = "Scroll"
-    point: Point | None = None
+    point: Point | None = (500, 500)
     direction: str = "down"
 
 
@@ -180,8 +191,28 @@ class Launch:
 
 @dataclass(frozen=True)
 class SelectOption:
+    """An option of the native select list clicked last: by position, value or text."""
+
     NAME: ClassVar[str] = "SelectOption"
-    index: int = 0
+    index: int | None = None
+    value: str | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Upload:
+    """The browser's answer to a file chooser: a path inside the folder the user allowed."""
+
+    NAME: ClassVar[str] = "Upload"
+    file: str = ""
+
+
+@dataclass(frozen=True)
+class Download:
+    """The browser's name for a download it just started (saved in the run folder)."""
+
+    NAME: ClassVar[str] = "Download"
+    filename: str = ""
 
 
 @dataclass(frozen=True)
@@ -254,8 +285,8 @@ class Sequence:
 Action = Union[  # noqa: UP007 - a runtime alias used in isinstance checks and hints
     Click, DoubleClick, TripleClick, RightClick, MiddleClick, Hover, LongPress, Drag,
     Swipe, WheelScroll, Scroll, Type, Hotkey, KeyDown, KeyUp, MouseDown, MouseUp,
-    LaunchApp, Launch, SelectOption, TakeNote, Wait, GetScreenshot, GetUrl, PressBack,
-    PressHome, PressEnter, PressRecent, CallUser, Answer, Finished, Sequence,
+    LaunchApp, Launch, SelectOption, Upload, Download, TakeNote, Wait, GetScreenshot, GetUrl,
+    PressBack, PressHome, PressEnter, PressRecent, CallUser, Answer, Finished, Sequence,
 ]
 
 TERMINAL = (Finished, Answer, CallUser)
@@ -297,30 +328,33 @@ class Arg:
 
 @dataclass(frozen=True)
 class Spec:
-    """One action as a surface accepts it."""
+    """One action as a surface accepts it; `one_of`: at least one of these is given."""
 
     cls: type
     args: dict[str, Arg]
+    one_of: tuple[str, ...] = ()
 
 
 def _pointer(cls: type, key: str, required: bool) -> Spec:
     return Spec(cls, {key: Arg("point", required, field="point")})
 
 
-def _text(cls: type, required: bool = True) -> Spec:
-    return Spec(cls, {"content": Arg("text", required)})
+def _text(cls: type) -> Spec:
+    """`content` may be left out everywhere, as the authors' parsers allow."""
+    return Spec(cls, {"content": Arg("text", required=False)})
 
 
 def _bare(cls: type) -> Spec:
     return Spec(cls, {})
 
 
+# Each surface's actions in the order its prompt lists them (the authors' order).
 _MOBILE: dict[str, Spec] = {
     "Click": _pointer(Click, "point", True),
-    "DoubleClick": _pointer(DoubleClick, "point", True),
-    "LongPress": _pointer(LongPress, "point", True),
     "Drag": Spec(Drag, {"start": Arg("point"), "end": Arg("point")}),
     "Swipe": Spec(Swipe, {"start": Arg("point"), "end": Arg("point")}),
+    "DoubleClick": _pointer(DoubleClick, "point", True),
+    "LongPress": _pointer(LongPress, "point", True),
     "Type": _text(Type),
     "LaunchApp": Spec(LaunchApp, {"app": Arg("name")}),
     "Wait": _bare(Wait),
@@ -331,7 +365,7 @@ _MOBILE: dict[str, Spec] = {
     "PressEnter": _bare(PressEnter),
     "PressRecent": _bare(PressRecent),
     "Answer": _text(Answer),
-    "Finished": _text(Finished, required=False),
+    "Finished": _text(Finished),
 }
 
 _DESKTOP: dict[str, Spec] = {
@@ -341,44 +375,50 @@ _DESKTOP: dict[str, Spec] = {
     "RightClick": _pointer(RightClick, "box", False),
     "MiddleClick": _pointer(MiddleClick, "box", False),
     "Hover": _pointer(Hover, "box", True),
-    "LongPress": _pointer(LongPress, "box", False),
     "Drag": Spec(Drag, {"end": Arg("point"), "start": Arg("point", required=False)}),
     "Swipe": Spec(WheelScroll, {"amount": Arg("amount"), "axis": Arg("axis", False)}),
     "Type": _text(Type),
-    "Hotkey": Spec(Hotkey, {"keys": Arg("keys6"), "repeat": Arg("repeat", False)}),
-    "KeyDown": Spec(KeyDown, {"keys": Arg("keys6")}),
-    "KeyUp": Spec(KeyUp, {"keys": Arg("keys6")}),
+    "Hotkey": Spec(Hotkey, {"keys": Arg("keys128"), "repeat": Arg("repeat", False)}),
+    "KeyDown": Spec(KeyDown, {"keys": Arg("keys128")}),
+    "KeyUp": Spec(KeyUp, {"keys": Arg("keys128")}),
     "MouseDown": _pointer(MouseDown, "box", False),
     "MouseUp": _pointer(MouseUp, "box", False),
     "Sequence": Spec(Sequence, {"actions": Arg("actions")}),
     "Wait": _bare(Wait),
     "CallUser": _text(CallUser),
-    "Finished": _text(Finished, required=False),
+    "Finished": _text(Finished),
 }
 
 _BROWSER: dict[str, Spec] = {
     "Click": _pointer(Click, "point", True),
-    "DoubleClick": _pointer(DoubleClick, "point", True),
-    "Hover": _pointer(Hover, "point", True),
-    "LongPress": Spec(
-        LongPress,
-        {"point": Arg("point"), "duration": Arg("duration", required=False)},
-    ),
     "Drag": Spec(Drag, {"start": Arg("point"), "end": Arg("point")}),
-    "Scroll": Spec(Scroll, {"point": Arg("point"), "direction": Arg("direction")}),
+    "Scroll": Spec(Scroll, {"point": Arg("point", required=False),
+                            "direction": Arg("direction", required=False)}),
     "Type": _text(Type),
     "Launch": Spec(Launch, {"url": Arg("url")}),
     "Wait": _bare(Wait),
     "GetUrl": _bare(GetUrl),
+    "Finished": _text(Finished),
     "TakeNote": _text(TakeNote),
-    "SelectOption": Spec(SelectOption, {"index": Arg("index")}),
-    "Hotkey": Spec(Hotkey, {"keys": Arg("keys3"), "repeat": Arg("repeat", False)}),
+    "CallUser": _text(CallUser),
+    "LongPress": Spec(
+        LongPress,
+        {"point": Arg("point"), "duration": Arg("duration", required=False)},
+    ),
     "PressBack": _bare(PressBack),
     "PressHome": _bare(PressHome),
     "PressEnter": _bare(PressEnter),
-    "CallUser": _text(CallUser),
-    "Finished": _text(Finished, required=False),
+    "Upload": Spec(Upload, {"file": Arg("file")}),
+    "Download": Spec(Download, {"filename": Arg("filename")}),
+    "Hover": _pointer(Hover, "point", True),
+    "DoubleClick": _pointer(DoubleClick, "point", True),
+    "Hotkey": Spec(Hotkey, {"keys": Arg("keys3"), "repeat": Arg("repeat", False)}),
+    "SelectOption": Spec(SelectOption, {"index": Arg("index", False), "value": Arg("text", False),
+                                        "text": Arg("text", False)},
+                         one_of=("index", "value", "text")),
 }
+BROWSER_NAMES = {name.lower(): name for name in _BROWSER}
+"""The browser takes action names in any case and with `_` anywhere (`select_option`)."""
 
 ACTION_SETS: dict[Surface, dict[str, Spec]] = {
     Surface.MOBILE: _MOBILE,
@@ -445,7 +485,11 @@ def split_answer(text: str, reasoning: str | None = None) -> tuple[str, str]:
 
 
 def normalize_answer(text: str, reasoning: str | None = None) -> str:
-    """The answer as `<think>REASONING</think>` followed by the rest of the text."""
+    """The answer as `<think>REASONING</think>` followed by the rest of the text; an
+    answer given without thinking (no reasoning, no think tags) stays as it is."""
+    if not (reasoning and reasoning.strip()) and not (
+            _THINK_OPEN.search(text) or _THINK_CLOSE.search(text)):
+        return text.strip()
     thought, body = split_answer(text, reasoning)
     return f"<think>{thought}</think>\n{body.strip()}"
 
@@ -489,9 +533,16 @@ def parse_action(action_text: str, surface: Surface) -> Action:
     return _build(call, surface, nested=False)
 
 
+def canonical_name(name: str, surface: Surface) -> str:
+    """The action's name as the surface lists it (the browser ignores case and `_`)."""
+    if surface is Surface.BROWSER:
+        return BROWSER_NAMES.get(name.replace("_", "").lower(), name)
+    return name
+
+
 def _build(call: Call, surface: Surface, nested: bool) -> Action:
     specs = ACTION_SETS[surface]
-    spec = specs.get(call.name)
+    spec = specs.get(canonical_name(call.name, surface))
     if spec is None:
         raise ParseError(
             f"Unknown action '{call.name}' for the {surface} surface. "
@@ -519,6 +570,8 @@ def _build(call: Call, surface: Surface, nested: bool) -> Action:
     for arg_key, arg in spec.args.items():
         if arg.required and (arg.field or arg_key) not in values:
             raise ParseError(f"{call.name} needs the argument '{arg_key}'.")
+    if spec.one_of and not any(key in values for key in spec.one_of):
+        raise ParseError(f"{call.name} needs one of: {', '.join(spec.one_of)}.")
     return spec.cls(**values)
 
 
@@ -566,20 +619,31 @@ def _read_text(raw: Any, where: str, surface: Surface) -> str:
 
 def _read_name(raw: Any, where: str, surface: Surface) -> str:
     text = _read_text(raw, where, surface).strip()
-    if not text or len(text) > 200:
-        raise ParseError(f"{where} must be a non-empty name of at most 200 characters.")
+    _check_length(text, MAX_NAME, where)
+    if not text:
+        raise ParseError(f"{where} must be a non-empty name.")
     return text
 
 
+def _check_length(text: str, most: int, where: str) -> None:
+    if len(text) > most:
+        raise ParseError(f"{where} is too long ({len(text)} characters, at most {most}).")
+
+
 def _read_url(raw: Any, where: str, surface: Surface) -> str:
+    """An address as the authors' browser parser takes it: whatever the WHATWG URL
+    standard (what Chromium itself follows) reads as http or https with a host. The
+    text stays as written; the guard and the browser read it the same way."""
     text = _read_text(raw, where, surface).strip()
     if not text or len(text) > 2048 or any(c.isspace() for c in text):
         raise ParseError(f"{where} must be one URL without spaces.")
-    try:  # what urllib cannot read, no later stage (guard, driver) should have to
-        parts = urlsplit(text)
-        _ = parts.hostname, parts.port
-    except ValueError as exc:
-        raise ParseError(f"{where} is not a valid address ({exc}).") from None
+    try:
+        parsed = WhatwgURL(text)
+    except ValueError:
+        raise ParseError(f"{where} is not a valid address: '{text[:100]}'.") from None
+    if parsed.protocol not in ("http:", "https:") or not parsed.hostname:
+        raise ParseError(f"{where} must be an http or https address, like "
+                         "'https://example.org/page'.")
     return text
 
 
@@ -596,7 +660,28 @@ def _read_amount(raw: Any, where: str, surface: Surface) -> int:
 
 
 def _read_repeat(raw: Any, where: str, surface: Surface) -> int:
-    return _read_int(raw, where, 1, 100)
+    return _read_int(raw, where, 1, MAX_REPEAT)
+
+
+def _read_file(raw: Any, where: str, surface: Surface) -> str:
+    """A relative path inside the upload folder: no root, no empty, `.` or `..` part."""
+    text = _read_text(raw, where, surface).strip()
+    _check_length(text, MAX_PATH, where)
+    parts = text.replace("\\", "/").split("/")
+    if not text or text.startswith("/") or any(p in ("", ".", "..") for p in parts) \
+            or "\0" in text:
+        raise ParseError(f"{where} must be a relative path of a listed file, "
+                         "like 'folder/report.pdf'.")
+    return text
+
+
+def _read_filename(raw: Any, where: str, surface: Surface) -> str:
+    """One plain file name: no folder part, not `.` or `..`."""
+    text = _read_text(raw, where, surface).strip()
+    _check_length(text, MAX_FILENAME, where)
+    if not text or text in (".", "..") or any(c in text for c in "/\\\0"):
+        raise ParseError(f"{where} must be a single file name, like 'report.pdf'.")
+    return text
 
 
 def _read_index(raw: Any, where: str, surface: Surface) -> int:
@@ -628,7 +713,7 @@ def _read_keys(limit: int) -> Callable[[Any, str, Surface], tuple[str, ...]]:
             raise ParseError(f"{where} takes at most {limit} keys, got {len(raw)}.")
         keys = []
         for key in raw:
-            if not isinstance(key, str) or not key.strip() or len(key) > 32:
+            if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_CHARS:
                 raise ParseError(f"{where} must hold key names as quoted strings.")
             keys.append(key.strip())
         return tuple(keys)
@@ -664,7 +749,9 @@ _READERS: dict[str, Callable[[Any, str, Surface], Any]] = {
     "axis": _read_choice(("vertical", "horizontal")),
     "direction": _read_choice(("up", "down", "left", "right")),
     "keys3": _read_keys(3),
-    "keys6": _read_keys(6),
+    "keys128": _read_keys(MAX_KEYS),
+    "file": _read_file,
+    "filename": _read_filename,
     "actions": _read_actions,
 }
 
@@ -692,7 +779,7 @@ def _render_value(value: Any, kind: str, surface: Surface) -> str:
         return f"({value[0]}, {value[1]})"
     if kind == "actions":
         return "[" + ", ".join(render(child, surface) for child in value) + "]"
-    if kind in ("keys3", "keys6"):
+    if kind.startswith("keys"):
         inner = ", ".join(_quote(k) for k in value)
         return f"({inner})" if surface is Surface.BROWSER else f"[{inner}]"
     if isinstance(value, str):

@@ -20,6 +20,7 @@ from venusctl.actions import (
     Finished,
     Parsed,
     Sequence,
+    TakeNote,
     describe,
     is_terminal,
     normalize_answer,
@@ -42,7 +43,8 @@ from venusctl.errors import (
 )
 from venusctl.grid import to_pixels
 from venusctl.messages import Turn, build
-from venusctl.model.base import Completion, ImagePart, Model, SamplingOptions
+from venusctl.model.base import Completion, ImagePart, Model, SamplingOptions, sampling_for
+from venusctl.profile import InterfaceProfile, authors_profile
 from venusctl.record import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
 from venusctl.safety.crop import save_crop
@@ -55,16 +57,35 @@ log = logging.getLogger(__name__)
 LOOP_GRID = 25  # clicks within the same 25x25 cell of the 0..999 grid count as identical
 
 
+_EPISODE = authors_profile("mobile")
+"""Step limit and loop guard are the same on every surface (see the profile table)."""
+
+
 @dataclass
 class AgentSettings:
-    max_steps: int = 30
+    """How one run goes. Unset (None) interface settings come from the surface's
+    interface profile (`venusctl.profile`): `interface` is the resolved profile (the
+    authors' one for the driver's surface when not given), `history_images`,
+    `temperature` and `max_tokens` override single values of it."""
+
+    max_steps: int = _EPISODE.max_steps
     timeout_s: float | None = None
     parse_retries: int = 2
-    history_images: int = 0
+    history_images: int | None = None
     settle_cap_s: float = 3.0
-    loop_limit: int = 5
-    sampling: SamplingOptions = field(default_factory=SamplingOptions)
+    loop_limit: int = _EPISODE.loop_limit
+    temperature: float | None = None
+    max_tokens: int | None = None
+    interface: InterfaceProfile | None = None
     approved_categories: set[str] = field(default_factory=set)
+
+    def profile(self, surface: str) -> InterfaceProfile:
+        """The interface profile this run speaks on `surface`."""
+        return self.interface or authors_profile(surface)
+
+    def sampling(self, surface: str) -> SamplingOptions:
+        """The profile's decoding settings with this run's overrides."""
+        return sampling_for(self.profile(surface), self.temperature, self.max_tokens)
 
 
 class RunObserver:
@@ -139,6 +160,8 @@ class Agent:
         self.observers = list(observers or [])
         self.steps_taken = 0
         self.last_record_s = 0.0
+        self.profile = self.settings.profile(driver.surface.value)
+        self.sampling = self.settings.sampling(driver.surface.value)
 
     # ------------------------------------------------------------------ the run
     def run(self) -> Outcome:
@@ -225,8 +248,9 @@ class Agent:
         image = ImagePart(screen.data, screen.mime)
 
         parsed, completion = self._ask(step, feedback, history, image, record, clock)
-        turn = Turn(normalize_answer(completion.text, completion.reasoning), image, feedback)
         action = parsed.action
+        note = action.content if isinstance(action, TakeNote) else None
+        turn = Turn(normalize_answer(completion.text, completion.reasoning), image, feedback, note)
         with clock("place"):
             placed = to_pixels(action, screen.size, self.driver.surface)
         record.action = render(action, self.driver.surface)
@@ -262,12 +286,11 @@ class Agent:
         retry_note: str | None = None
         for _attempt in range(self.settings.parse_retries + 1):
             lead = "\n".join(t for t in (feedback, retry_note) if t) or None
-            messages = build(
-                self.system_prompt, history, image, lead, self.settings.history_images
-            )
+            messages = build(self.system_prompt, history, image, lead,
+                             self.settings.history_images, self.profile)
             with clock("model"):
                 completion = self.model.complete(
-                    messages, self.settings.sampling,
+                    messages, self.sampling,
                     on_text=lambda text: self._emit("model_text", step, text),
                 )
             record.raw = completion.text

@@ -28,7 +28,6 @@ from venusctl.cache import CacheOptions, CacheRun
 from venusctl.checks import CheckContext, run_checks, screen_context
 from venusctl.drivers.base import Driver, DriverWrapper
 from venusctl.errors import ExitCode, VenusError
-from venusctl.model.base import SamplingOptions
 from venusctl.model_pool import ModelSource, SpreadModel
 from venusctl.pool import Slot
 from venusctl.record import Outcome, RunInfo, StepRecord
@@ -168,14 +167,8 @@ def _run(spec: TaskSpec, shared: Shared, driver: Driver, model: Any, capture: _R
          number: int, slot: Slot, cache: CacheRun | None) -> Outcome:
     from venusctl.session import RunRequest, run_task
 
-    sampling = SamplingOptions()
-    if spec.temperature is not None:
-        sampling = SamplingOptions(temperature=spec.temperature,
-                                   max_tokens=spec.max_tokens or sampling.max_tokens)
-    elif spec.max_tokens is not None:
-        sampling = SamplingOptions(max_tokens=spec.max_tokens)
     settings = AgentSettings(max_steps=spec.max_steps, timeout_s=spec.timeout_s,
-                             sampling=sampling)
+                             temperature=spec.temperature, max_tokens=spec.max_tokens)
     if spec.settle_cap_s is not None:
         settings.settle_cap_s = spec.settle_cap_s
     request = RunRequest(

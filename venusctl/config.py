@@ -75,6 +75,16 @@ def _float(value: Any) -> float:
     return float(value)
 
 
+def _choice(*options: str) -> Callable[[Any], str]:
+    def read(value: Any) -> str:
+        text = str(value).strip().lower()
+        if text not in options:
+            raise ValueError(f"'{value}' is not one of: {', '.join(options)}")
+        return text
+
+    return read
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise ValueError(f"'{value}' is not text")
@@ -95,6 +105,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("image_min_tokens", "VENUSCTL_IMAGE_MIN_TOKENS", "model", "image_min_tokens", _int),
     Setting("image_max_tokens", "VENUSCTL_IMAGE_MAX_TOKENS", "model", "image_max_tokens", _int),
     Setting("grammar", "VENUSCTL_GRAMMAR", "model", "grammar", _bool),
+    Setting("interface", "VENUSCTL_INTERFACE", "model", "interface", _choice("authors", "lean")),
+    Setting("prompts", "VENUSCTL_PROMPTS", "model", "prompts", _choice("authors", "builtin")),
     Setting("server", "VENUSCTL_SERVER", "server", "url", _text),
     Setting("server_model", "VENUSCTL_SERVER_MODEL", "server", "model", _text),
     Setting("api_key_env", "VENUSCTL_API_KEY_ENV", "server", "api_key_env", _text),
@@ -119,6 +131,8 @@ class ModelConfig:
     image_min_tokens: int | None = None
     image_max_tokens: int | None = None
     grammar: bool | None = None
+    interface: str | None = None
+    prompts: str | None = None
     server: str | None = None
     server_model: str | None = None
     api_key_env: str | None = None

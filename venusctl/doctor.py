@@ -20,6 +20,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from venusctl.errors import VenusError
+
 GIB = 1 << 30
 RUNTIME_OVERHEAD = int(1.5 * GIB)  # KV cache, compute buffers and an image batch
 DEFAULT_MODEL_BYTES = int(6.4 * GIB)  # UI-Venus-2-9B Q4_K_M (~5.5 GB) + f16 projector
@@ -215,6 +217,28 @@ def _keyring_backend() -> Any:
     return keyring.get_keyring()
 
 
+# ----------------------------------------------------------------------- prompts
+
+
+def check_prompts(chosen: str | None = None) -> Check:
+    """Which prompt texts runs use, and how to get the authors' own."""
+    from venusctl.authors_prompts import describe_status
+    from venusctl.config import resolve
+
+    if chosen is None:
+        try:
+            chosen = resolve({}).prompts
+        except VenusError as exc:
+            return Check("prompts", Status.FAIL, str(exc), "fix the setting it names")
+    pulled, detail = describe_status()
+    if chosen == "authors" and not pulled:
+        return Check("prompts", Status.FAIL, "the authors' prompts are chosen but not pulled",
+                     "venusctl prompts pull")
+    if chosen == "builtin" and pulled:
+        detail = "venusctl's own wording (chosen; the authors' texts are pulled too)"
+    return Check("prompts", Status.OK, detail)
+
+
 # ----------------------------------------------------------------------- memory
 
 
@@ -281,6 +305,7 @@ def run_checks(driver: str | None = None, load: bool = False) -> list[Check]:
     model_checks, model_bytes = check_model_files(load=load)
     checks.extend(model_checks)
     checks.append(check_llama_build())
+    checks.append(check_prompts())
     checks.append(check_keyring())
     checks.append(check_memory(model_bytes, available_memory()))
     return checks

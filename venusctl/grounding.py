@@ -1,8 +1,10 @@
 """Point at one element: the model's grounding mode, outside the agent loop.
 
-One user message (the image, then the instruction from `prompts/grounding.md`),
-thinking off, temperature 0, no repetition penalty (it would punish the digits of a
-point like [500,500]). The answer is `[x,y]` on the 0..999 grid, or `[-1,-1]` when
+One user message (the image, then the instruction from `prompts/grounding.md`, or the
+authors' own text once pulled), with the grounding profile's decoding (`venusctl.profile`:
+thinking off, temperature 0, top_p 1, no penalties, 1,024 tokens at most; a repetition
+penalty would punish the digits of a point like [500,500]). The answer is `[x,y]` on
+the 0..999 grid, or `[-1,-1]` when
 the element is not on the screen. Backends that accept a grammar are held to that
 shape; for the others the answer is read leniently (a point in brackets or
 parentheses, a `Click(point=…)`, or a box, whose centre is taken).
@@ -12,13 +14,15 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from venusctl.actions import Surface, split_answer
 from venusctl.errors import ParseError, UsageError
 from venusctl.grid import ScreenSize, to_pixel
 from venusctl.messages import grounding, load_template
-from venusctl.model.base import Completion, ImagePart, Model, SamplingOptions
+from venusctl.model.base import Completion, ImagePart, Model, SamplingOptions, sampling_for
+from venusctl.profile import authors_profile
+from venusctl.run_interface import prompt_source
 
 Point = tuple[int, int]
 
@@ -57,17 +61,19 @@ class GroundResult:
             "pixels": list(self.pixels) if self.pixels else None,
             "size": [self.size.width, self.size.height],
             "raw": self.raw,
+            "image_tokens": self.completion.image_tokens,
             "model": self.model,
             "seconds": round(self.seconds, 3),
         }
 
 
-def sampling(model: Model, max_tokens: int = 1024) -> SamplingOptions:
+GROUNDING = authors_profile("grounding")
+
+
+def sampling(model: Model, max_tokens: int | None = None) -> SamplingOptions:
     """Grounding's decoding settings, as the model authors use them."""
-    return SamplingOptions(
-        max_tokens=max_tokens, temperature=0.0, top_p=1.0, repeat_penalty=1.0,
-        thinking=False, grammar=POINT_GRAMMAR if model.supports_grammar else None,
-    )
+    options = sampling_for(GROUNDING, max_tokens=max_tokens)
+    return replace(options, grammar=POINT_GRAMMAR if model.supports_grammar else None)
 
 
 def ground(
@@ -76,12 +82,13 @@ def ground(
     size: ScreenSize,
     instruction: str,
     surface: Surface = Surface.MOBILE,
-    max_tokens: int = 1024,
+    max_tokens: int | None = None,
 ) -> GroundResult:
     """Ask the model where `instruction` is on the image of a `size` screen."""
     if not instruction.strip():
         raise UsageError("say which element to find, e.g. \"the Wi-Fi toggle\"")
-    messages = grounding(load_template("grounding"), instruction, image)
+    messages = grounding(load_template("grounding", source=prompt_source(None)), instruction,
+                         image)
     started = time.perf_counter()
     completion = model.complete(messages, sampling(model, max_tokens))
     seconds = time.perf_counter() - started

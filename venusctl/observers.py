@@ -77,9 +77,12 @@ class ConsoleProgress(RunObserver):
 
     def run_started(self, info: RunInfo) -> None:
         self._max_steps = info.settings.get("max_steps")
+        interface = info.settings.get("interface")
+        why = info.settings.get("interface_reason")
+        said = f"interface {interface} ({why}) · " if interface and why else ""
         self.console.print(
             f"[bold]venusctl[/] {markup(info.driver)} · {markup(info.model)} · "
-            f"record {markup(info.run_dir)}")
+            f"{markup(said)}record {markup(info.run_dir)}")
 
     def phase(self, step: int, name: str) -> None:
         if name == "model" and self.console.is_terminal:

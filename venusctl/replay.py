@@ -92,7 +92,7 @@ def replay_request(
         task=str(run.info.get("task", "")),
         driver=options,
         settings=AgentSettings(max_steps=max(steps, 1), parse_retries=2,
-                               history_images=int(settings.get("history_images", 0))),
+                               history_images=_int_or_none(settings.get("history_images"))),
         confirm=confirm,
         assume_yes=assume_yes,
         runs_dir=runs_dir,
@@ -125,3 +125,6 @@ def check_recorded_address(url: str, safety: SafetyOptions, confirm: str, assume
     if reply not in (Reply.YES, Reply.ALWAYS):
         raise Aborted(f"the recorded start address {where} was not opened: "
                       f"you answered {reply.value}")
+def _int_or_none(value: object) -> int | None:
+    """A recorded count, or None (the interface's own) when the record has none."""
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

@@ -21,7 +21,9 @@ from venusctl.messages import load_template, system_prompt
 from venusctl.model.base import Model
 from venusctl.model.scripted import ScriptedModel
 from venusctl.observers import ConsoleProgress, JsonEvents, RecordObserver
+from venusctl.profile import InterfaceProfile
 from venusctl.record import Outcome, Recorder, RunInfo
+from venusctl.run_interface import RunInterface, resolve_interface
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Guard
 from venusctl.safety.ocr import TesseractReader
@@ -57,6 +59,8 @@ class ModelOptions:
     image_min_tokens: int | None = None
     image_max_tokens: int | None = None
     grammar: bool | None = None
+    interface: str | None = None
+    prompts: str | None = None
     server: str | None = None
     server_model: str | None = None
     api_key_env: str | None = None
@@ -100,34 +104,43 @@ def make_guard(confirm: str, assume_yes: bool, safety: SafetyOptions | None = No
 
 
 def open_model(options: ModelOptions, surface: Surface = Surface.MOBILE,
-               load_later: bool = False) -> Model:
+               profile: InterfaceProfile | None = None, load_later: bool = False) -> Model:
     """Scripted answers, a local GGUF or a server (see `venusctl.model.select`).
 
-    `load_later` finds a local model's files now but loads it at its first question,
-    so a run the trajectory cache answers whole never loads it.
+    `profile` is the run's interface (image budget, sampling defaults). `load_later`
+    finds a local model's files now but loads it at its first question, so a run the
+    trajectory cache answers whole never loads it.
     """
     if options.answers is not None:
         return ScriptedModel.from_file(options.answers)
     if load_later:
         from venusctl.model.lazy import open_deferred
 
-        return open_deferred(options.flags(), surface, assume_yes=options.assume_yes)
+        return open_deferred(options.flags(), surface, assume_yes=options.assume_yes,
+                             profile=profile)
     from venusctl.model.select import open_model as select_model
 
-    return select_model(options.flags(), surface, assume_yes=options.assume_yes)
+    return select_model(options.flags(), surface, assume_yes=options.assume_yes,
+                        profile=profile)
 
 
-def settings_record(request: RunRequest) -> dict[str, Any]:
+def settings_record(request: RunRequest, surface: Surface = Surface.MOBILE) -> dict[str, Any]:
     """The settings worth keeping in run.json (never secrets)."""
     options = request.driver
+    settings = request.settings
+    profile = settings.profile(surface.value)
+    sampling = settings.sampling(surface.value)
     return {
-        "max_steps": request.settings.max_steps,
-        "timeout_s": request.settings.timeout_s,
-        "parse_retries": request.settings.parse_retries,
-        "history_images": request.settings.history_images,
-        "settle_cap_s": request.settings.settle_cap_s,
-        "temperature": request.settings.sampling.temperature,
-        "max_tokens": request.settings.sampling.max_tokens,
+        "max_steps": settings.max_steps,
+        "timeout_s": settings.timeout_s,
+        "parse_retries": settings.parse_retries,
+        "history_images": (settings.history_images if settings.history_images is not None
+                           else profile.history_images),
+        "settle_cap_s": settings.settle_cap_s,
+        "temperature": sampling.temperature,
+        "max_tokens": sampling.max_tokens,
+        "thinking": sampling.thinking,
+        "image_max_tokens": profile.image_max_tokens,
         "confirm": request.confirm,
         "dry_run": request.dry_run,
         "url": options.url,
@@ -158,10 +171,17 @@ class RunPlan:
     surface: Surface
     template: str
     safety: RunSafety
+    interface: RunInterface
 
 
-def check_request(request: RunRequest, driver: Driver | None = None) -> RunPlan:
-    """Every usage error of a request, before a model or a driver is opened."""
+def check_request(request: RunRequest, driver: Driver | None = None,
+                  model: Model | None = None) -> RunPlan:
+    """Every usage error of a request, before a model or a driver is opened (`driver`
+    and `model` when the caller already holds them open).
+
+    The interface (authors or lean) is settled here too, and set on the request's
+    settings, because the prompt template and the model's image budget depend on it.
+    """
     if not request.task.strip():
         raise UsageError("the task is empty; say what the agent should do")
     check_text(request.task, "the task")
@@ -169,9 +189,12 @@ def check_request(request: RunRequest, driver: Driver | None = None) -> RunPlan:
         raise UsageError(f"unknown output mode '{request.output}'")
     name = driver.name if driver is not None else choose_driver(request.driver)
     surface: Surface = driver.surface if driver is not None else surface_of(name)
-    template = load_template(surface, request.prompt_file)
+    interface = resolve_interface(request.model.flags(), surface.value, model,
+                                  scripted=request.model.answers is not None)
+    request.settings.interface = interface.profile
+    template = load_template(surface, request.prompt_file, interface.prompts)
     safety = prepare(request.safety, request.confirm, request.assume_yes, surface, request.task)
-    return RunPlan(name, surface, template, safety)
+    return RunPlan(name, surface, template, safety, interface)
 
 
 def start_cache(request: RunRequest, plan: RunPlan) -> CacheRun | None:
@@ -194,10 +217,10 @@ def run_task(
     stored when it finished; a caller that judges success itself (a batch, by its
     checks) passes its own `cache` and commits it when it is satisfied.
     """
-    plan = check_request(request, driver)
+    plan = check_request(request, driver, model)
     cached = cache or start_cache(request, plan)
     with ExitStack() as stack:
-        model = model or open_model(request.model, plan.surface,
+        model = model or open_model(request.model, plan.surface, plan.interface.profile,
                                     load_later=cached is not None and cached.reads)
         stack.callback(model.close)
         driver = driver or open_driver(request.driver)
@@ -234,10 +257,14 @@ def run_checked(
         if cached is not None:
             driver, model = cached.watch_driver(driver), cached.answering(model)
         recorder = Recorder(request.runs_dir, request.task)
+        keep_files = getattr(driver, "keep_files_in", None)
+        if callable(keep_files):
+            keep_files(recorder.run_dir / "downloads")
         info = RunInfo(
             run_id=recorder.run_id, task=request.task, surface=plan.surface.value,
             driver=plan.driver_name, model=model.name, run_dir=recorder.run_dir,
-            settings={**settings_record(request), **safety.record()},
+            settings={**settings_record(request, plan.surface), **plan.interface.record(),
+                      **safety.record()},
         )
         agent = Agent(
             driver=driver,

@@ -15,6 +15,9 @@ from venusctl.actions import Surface
 from venusctl.drivers.base import Driver
 from venusctl.errors import UsageError
 from venusctl.grid import ScreenSize
+from venusctl.profile import authors_profile
+
+BROWSER = authors_profile("browser")
 
 if TYPE_CHECKING:
     from venusctl.drivers.android_adb import AdbAddress
@@ -29,10 +32,10 @@ class DriverOptions:
     driver: str | None = None
     url: str | None = None
     headless: bool = True
-    viewport: ScreenSize = field(default_factory=lambda: ScreenSize(1280, 800))
+    viewport: ScreenSize = field(default_factory=lambda: ScreenSize(*BROWSER.viewport or ()))
     browser_path: str | None = None
     profile: Path | None = None
-    image_format: str = "jpeg"
+    image_format: str | None = None  # None: the surface's interface profile (png)
     device: str | None = None
     monitor: int | None = None
     browser_server: str | None = None  # web: a Playwright browser server (ws://…) to connect to
@@ -40,6 +43,14 @@ class DriverOptions:
     adb_server: str | None = None  # android: HOST:PORT of the adb server (default: adb's own)
     session: str | None = None  # a kept session by name (`venusctl session start`)
     keep_page: bool = False  # web: work in the remote browser's open page (kept sessions)
+    upload_dir: Path | None = None  # web: the only folder Upload(file=…) may take files from
+
+    def format_for(self, surface: Surface) -> str:
+        """The screenshot format: the flag, else the surface's profile (png, lossless)."""
+        chosen = (self.image_format or authors_profile(surface.value).image_format).lower()
+        if chosen not in ("jpeg", "png"):
+            raise UsageError("--image-format must be jpeg or png")
+        return chosen
 
 
 def parse_viewport(text: str) -> ScreenSize:
@@ -97,18 +108,17 @@ def open_driver(options: DriverOptions) -> Driver:
     if name == "web":
         from venusctl.drivers.web import WebDriver, WebOptions
 
-        if options.image_format not in ("jpeg", "png"):
-            raise UsageError("--image-format must be jpeg or png")
         web = WebOptions(
             url=options.url,
             headless=options.headless,
             viewport=options.viewport,
             browser_path=options.browser_path,
             profile=options.profile,
-            image_format=options.image_format,
+            image_format=options.format_for(Surface.BROWSER),
             connect=options.browser_server,
             cdp_url=options.cdp_url,
             keep_page=options.keep_page,
+            upload_dir=options.upload_dir,
         )
         if options.session:
             from venusctl.sessions.manage import open_session_browser
@@ -119,15 +129,13 @@ def open_driver(options: DriverOptions) -> Driver:
         from venusctl.drivers.android import AndroidDriver, AndroidOptions
 
         return AndroidDriver(AndroidOptions(device=options.device,
-                                            image_format=options.image_format,
+                                            image_format=options.format_for(Surface.MOBILE),
                                             address=_adb_address(options.adb_server)))
     if name == "desktop":
         from venusctl.drivers.desktop import DesktopDriver, DesktopOptions
 
-        if options.image_format not in ("jpeg", "png"):
-            raise UsageError("--image-format must be jpeg or png")
         return DesktopDriver(DesktopOptions(monitor=options.monitor,
-                                            image_format=options.image_format))
+                                            image_format=options.format_for(Surface.DESKTOP)))
     raise UsageError(f"the {name} driver is not available yet in this version of venusctl")
 
 

@@ -27,22 +27,36 @@ def _readable_url(text: str) -> bool:
 _points = st.tuples(st.integers(0, 999), st.integers(0, 999))
 _stripped = st.text(min_size=1, max_size=40).map(str.strip).filter(bool)
 _key = st.text(alphabet=string.ascii_letters + string.digits + "+-_", min_size=1, max_size=12)
+_segment = st.text(alphabet=string.ascii_letters + string.digits + "-_ '", min_size=1,
+                   max_size=12).map(str.strip).filter(lambda s: s not in ("", ".", ".."))
+_path = st.lists(_segment, min_size=1, max_size=3).map("/".join)
+_filename = st.text(alphabet=string.ascii_letters + string.digits + "-_. '", min_size=1,
+                    max_size=20).map(str.strip).filter(lambda s: s not in ("", ".", ".."))
 
 _VALUES = {
     "point": _points,
     "text": st.text(max_size=300),
     "name": _stripped,
-    "url": st.text(alphabet=st.characters(blacklist_categories=("Zs", "Cc", "Zl", "Zp")),
-                   min_size=1, max_size=80).filter(lambda s: not any(c.isspace() for c in s))
-                                           .filter(lambda s: _readable_url(s)),
+    "url": st.builds(
+        lambda scheme, host, port, path: f"{scheme}://{host}{port}{path}",
+        st.sampled_from(["http", "https"]),
+        st.text(alphabet=string.ascii_letters + string.digits + ".-", min_size=1, max_size=30),
+        st.one_of(st.just(""), st.integers(1, 65535).map(lambda p: f":{p}")),
+        st.one_of(st.just(""), st.text(
+            alphabet=st.characters(blacklist_categories=("Zs", "Cc", "Zl", "Zp", "Cs"),
+                                   blacklist_characters="'\"\\<"),
+            max_size=60).map(lambda p: "/" + p)),
+    ).filter(lambda s: not any(c.isspace() for c in s)).filter(_readable_url),
     "amount": st.integers(-4096, 4096),
-    "repeat": st.integers(1, 100),
+    "repeat": st.integers(1, 128),
     "index": st.integers(0, 10000),
     "duration": st.one_of(st.integers(1, 30), st.floats(0.1, 30).map(lambda f: round(f, 3))),
     "axis": st.sampled_from(["vertical", "horizontal"]),
     "direction": st.sampled_from(["up", "down", "left", "right"]),
     "keys3": st.lists(_key, min_size=1, max_size=3).map(tuple),
-    "keys6": st.lists(_key, min_size=1, max_size=6).map(tuple),
+    "keys128": st.lists(_key, min_size=1, max_size=8).map(tuple),
+    "file": _path,
+    "filename": _filename,
 }
 
 
@@ -60,8 +74,9 @@ def _one(surface: Surface, name: str, children: bool) -> st.SearchStrategy[Actio
             continue
         value = _VALUES[arg.kind]
         fields[arg.field or key] = value if arg.required else st.one_of(st.just(_OMIT), value)
-    return st.fixed_dictionaries(fields).map(
-        lambda kw: spec.cls(**{k: v for k, v in kw.items() if v is not _OMIT}))
+    given = st.fixed_dictionaries(fields).filter(
+        lambda kw: not spec.one_of or any(kw[k] is not _OMIT for k in spec.one_of))
+    return given.map(lambda kw: spec.cls(**{k: v for k, v in kw.items() if v is not _OMIT}))
 
 
 def _children(surface: Surface) -> st.SearchStrategy[tuple[Action, ...]]:
@@ -126,6 +141,9 @@ def random_action(rng: random.Random, surface: Surface, children: bool = True) -
         if not arg.required and rng.random() < 0.5:
             continue
         fields[arg.field or key] = _random_value(rng, surface, arg.kind)
+    if spec.one_of and not any(k in fields for k in spec.one_of):
+        key = rng.choice(spec.one_of)
+        fields[key] = _random_value(rng, surface, spec.args[key].kind)
     return spec.cls(**fields)
 
 
@@ -137,13 +155,15 @@ def _random_value(rng: random.Random, surface: Surface, kind: str) -> object:
         "name": lambda: text.strip() or "Maps",
         "url": lambda: "https://example.org/" + str(rng.randint(0, 99)),
         "amount": lambda: rng.randint(-4096, 4096),
-        "repeat": lambda: rng.randint(1, 100),
+        "repeat": lambda: rng.randint(1, 128),
         "index": lambda: rng.randint(0, 99),
         "duration": lambda: rng.randint(1, 30),
         "axis": lambda: rng.choice(["vertical", "horizontal"]),
         "direction": lambda: rng.choice(["up", "down", "left", "right"]),
         "keys3": lambda: tuple(rng.choice(["ctrl", "c", "shift", "tab"]) for _ in range(2)),
-        "keys6": lambda: tuple(rng.choice(["ctrl", "c", "alt", "f4"]) for _ in range(3)),
+        "keys128": lambda: tuple(rng.choice(["ctrl", "c", "alt", "f4"]) for _ in range(3)),
+        "file": lambda: rng.choice(["report.pdf", "docs/notes v2.txt", "Joe's CV.pdf"]),
+        "filename": lambda: rng.choice(["report.pdf", "invoice 7.csv", "it's.txt"]),
     }
     if kind == "actions":
         kids = [random_action(rng, surface, children=False) for _ in range(rng.randint(2, 5))]

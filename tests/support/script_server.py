@@ -1,10 +1,12 @@
 """A scripted OpenAI-compatible model server on 127.0.0.1 that counts what it is asked.
 
 Each script is the list of answers for one task, recognised by the task text at the
-end of the system prompt. The answer given is the one for the step being asked:
-the number of assistant messages already in the conversation. So a run whose first
-steps came from somewhere else (the trajectory cache) and whose history holds those
-answers is answered from the right step on, as a real model would carry on.
+end of the system prompt. The answer given is the one for the step being asked: the
+step after the script's answers that the conversation's last assistant messages
+hold (the browser's interface keeps only the last two turns, so counting them would
+not do). So a run whose first steps came from somewhere else (the trajectory cache)
+and whose history holds those answers is answered from the right step on, as a real
+model would carry on.
 
 `delay_s` makes every answer take that long (a model on a GPU box takes seconds).
 """
@@ -12,6 +14,7 @@ answers is answered from the right step on, as a real model would carry on.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -35,6 +38,7 @@ class ScriptServer:
         self.scripts = dict(scripts)
         self.delay_s = delay_s
         self.asked: list[Asked] = []
+        self._last: dict[str, int] = {}
         self.lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.httpd.daemon_threads = True
@@ -58,10 +62,11 @@ class ScriptServer:
         texts = [(m.get("role", ""), _text(m.get("content"))) for m in messages]
         system = next((text for role, text in texts if role == "system"), "")
         task = next((t for t in self.scripts if system.rstrip().endswith(t)), None)
-        step = sum(1 for role, _ in texts if role == "assistant") + 1
         if task is None:
             return 400, {"error": {"message": "no script for this task"}}
+        said = [_action(text) for role, text in texts if role == "assistant"]
         with self.lock:
+            step = self._step(task, said)
             self.asked.append(Asked(task, step, texts))
         script = self.scripts[task]
         if step > len(script):
@@ -71,6 +76,28 @@ class ScriptServer:
                      "choices": [{"index": 0, "finish_reason": "stop",
                                   "message": {"role": "assistant", "content": script[step - 1]}}],
                      "usage": {"prompt_tokens": 100, "completion_tokens": 20}}
+
+
+    def _step(self, task: str, said: list[str]) -> int:
+        """The step whose answer follows the answers `said` last (the earliest such
+        place at or after the step asked last, where the script repeats itself)."""
+        if not said:
+            self._last[task] = 1
+            return 1
+        script = [_action(a) for a in self.scripts[task]]
+        k = len(said)
+        ends = [i for i in range(k, len(script) + 1) if script[i - k:i] == said]
+        later = [i for i in ends if i + 1 > self._last.get(task, 0)]
+        chosen = later or ends
+        step = chosen[0] + 1 if chosen else len(said) + 1
+        self._last[task] = step
+        return step
+
+
+def _action(text: str) -> str:
+    """An answer's action, which is what a conversation's history keeps verbatim."""
+    found = re.search(r"<action>(.*?)</action>", text, re.S)
+    return (found.group(1) if found else text).strip()
 
 
 def _text(content: Any) -> str:

@@ -53,9 +53,9 @@ def test_plain_means_printable_ascii() -> None:
 
 def test_touch_commands() -> None:
     assert keys.tap(10, 20) == "input tap 10 20"
-    assert keys.long_press(5, 6) == "input swipe 5 6 5 6 1000"
-    assert keys.swipe((1, 2), (3, 4)) == "input swipe 1 2 3 4 400"
-    assert keys.drag((1, 2), (3, 4)) == "input draganddrop 1 2 3 4 1200"
+    assert keys.long_press(5, 6) == "input swipe 5 6 5 6 500"
+    assert keys.swipe((1, 2), (3, 4)) == "input swipe 1 2 3 4 1000"
+    assert keys.drag((1, 2), (3, 4)) == "input swipe 1 2 3 4 1000"
     assert keys.keyevent(keys.KEY_RECENT) == "input keyevent 187"
 
 
@@ -130,3 +130,26 @@ def test_unicode_without_any_way_names_the_fix() -> None:
     with pytest.raises(ActionFailed, match="ADB Keyboard"):
         entry.type("Grüße")
     assert shell.lines == []
+
+
+@pytest.mark.parametrize(("start", "end", "ms"), [
+    ((0, 0), (0, 0), 1000),            # no distance: the shortest swipe, 1 s
+    ((0, 0), (0, 1000), 1000),         # 1000 px: 1000² / 1000 = 1000 ms
+    ((0, 0), (0, 1200), 1440),         # in between: the squared distance over 1000
+    ((0, 0), (1080, 2400), 2000),      # a long diagonal: capped at 2 s
+])
+def test_swipes_and_drags_take_longer_the_longer_they_are(start, end, ms) -> None:
+    assert keys.swipe_ms(start, end) == ms
+    assert keys.swipe(start, end).endswith(f" {ms}")
+    assert keys.drag(start, end) == keys.swipe(start, end)
+
+
+def test_clearing_a_field_presses_end_then_backspace_and_delete_per_character() -> None:
+    assert keys.clear_field(0) == []
+    assert keys.clear_field(3) == ["input keyevent 123 67 67 67 112 112 112"]
+    lines = keys.clear_field(300)
+    assert len(lines) == 3 and all(len(line.split()) <= 2 + keys.CLEAR_CHUNK for line in lines)
+    codes = " ".join(line.removeprefix("input keyevent ") for line in lines).split()
+    assert codes == ["123"] + ["67"] * 300 + ["112"] * 300
+    huge = [line.removeprefix("input keyevent ") for line in keys.clear_field(10**6)]
+    assert len(" ".join(huge).split()) == 2 * keys.CLEAR_MOST + 1

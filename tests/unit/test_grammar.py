@@ -1,22 +1,54 @@
 """The action grammar, checked by llama.cpp's own grammar engine.
 
 Strings are fed token by token through the real grammar sampler (the tiny test
-model supplies the vocabulary, loaded vocab-only), and random walks through the
-grammar produce answers that must all parse with `venusctl.actions.parse`.
+model supplies the vocabulary, loaded vocab-only). The grammar must accept every
+answer the parser accepts in the model's form (the authors' real example outputs,
+hypothesis renderings of every action, long thoughts and strings, apostrophes),
+and random walks through the grammar must produce answers the parser accepts.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
+from tests.support.action_strategies import actions
 from tests.support.tiny_model import TINY, ensure_model
-from venusctl.actions import ACTION_SETS, Surface, parse, parse_action
+from venusctl.actions import ACTION_SETS, Surface, parse, parse_action, render
 from venusctl.errors import ParseError
 from venusctl.model.base import SamplingOptions
 from venusctl.model.grammar import GrammarOptions, _int_range, action_grammar
 from venusctl.model.native import TextModel
 from venusctl.model.sampler import Sampler
+
+# The `raw_response` of every turn in the authors' own example run
+# (inclusionAI/UI-Venus, models/mobile/examples/example_output.json).
+AUTHORS_EXAMPLE_OUTPUTS = [
+    "<think>The user wants to open Kuwo Music, cancel the existing scheduled playback, and "
+    "set it again for 7:30 AM from Monday to Friday with the My Favorites playlist. The "
+    "first step is to open Kuwo Music.</think>\n<action>LaunchApp(app='酷我音乐')</action>",
+    "<think>Kuwo Music is open. I should enter the My page to look for scheduled playback "
+    "settings.</think>\n<action>Click(point=(897, 937))</action>",
+    "<think>I am on the My page. The menu button in the upper-right corner should contain "
+    "more settings.</think>\n<action>Click(point=(908, 77))</action>",
+    "<think>The More page contains Sleep Timer, which may include scheduled playback. I will "
+    "open it to inspect the available tabs.</think>\n<action>Click(point=(382, 176))</action>",
+    "<think>There are Sleep Timer and Scheduled Playback tabs. I need to open Scheduled "
+    "Playback to inspect and change the current schedule.</think>\n"
+    "<action>Click(point=(666, 76))</action>",
+    "<think>Scheduled playback is enabled and its settings already show 07:30, Monday to "
+    "Friday, and My Favorites. The task requires canceling the previous schedule first, so I "
+    "should turn the switch off.</think>\n<action>Click(point=(851, 152))</action>",
+    "<think>The previous schedule is now disabled. I need to turn scheduled playback back on "
+    "and then verify its time, days, and playlist.</think>\n"
+    "<action>Click(point=(851, 152))</action>",
+    "<think>Scheduled playback is enabled again. The screen confirms 07:30, Monday to Friday, "
+    "and My Favorites, so the task is complete.</think>\n<action>Finished(content='已打开酷我"
+    "音乐，先取消原有定时播放，再重新开启并确认时间为早上7:30、播放周期为周一至周五、播放内容为"
+    "“我的收藏”。')</action>",
+]
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +58,33 @@ def vocab() -> TextModel:
     model.close()
 
 
+class _Grammars(dict):
+    """Each surface's grammar (keyed by surface and whether the thought is opened);
+    a short repr, since hypothesis prints its arguments when a case fails."""
+
+    def __missing__(self, key: tuple[Surface, bool]) -> str:
+        self[key] = action_grammar(key[0], GrammarOptions(think_opened=key[1]))
+        return self[key]
+
+    def __repr__(self) -> str:
+        return "<the action grammars>"
+
+
+@pytest.fixture(scope="module")
+def grammars() -> _Grammars:
+    return _Grammars()
+
+
 def accepts(vocab: TextModel, grammar: str, text: str) -> bool:
-    """Whether llama.cpp's grammar engine takes `text` as a complete answer."""
+    """Whether llama.cpp's grammar engine takes `text` as a complete answer.
+
+    The tiny vocabulary spells a Chinese character in byte tokens, which the sampler
+    refuses under a grammar as a matter of token policy (`venusctl.model.utf8`; the
+    real vocabulary has common characters as whole tokens), so here the grammar alone
+    judges: llama.cpp assembles the bytes and matches the whole character.
+    """
     sampler = Sampler(vocab, SamplingOptions(), grammar, seed=1)
+    sampler.whole = None
     try:
         for token in vocab.tokenize(text, special=True):
             if not sampler.allows(token):
@@ -40,13 +96,36 @@ def accepts(vocab: TextModel, grammar: str, text: str) -> bool:
         sampler.close()
 
 
-def walk(vocab: TextModel, grammar: str, rng: np.random.Generator, limit: int = 2500) -> str:
-    """A random answer the grammar allows: random logits, grammar-constrained picks."""
-    sampler = Sampler(vocab, SamplingOptions(repeat_penalty=1.0), grammar, seed=1)
+def _enders(vocab: TextModel) -> np.ndarray:
+    """Tokens that can close a string, a list, a call, the thought or the block."""
+    marks = (b"'", b'"', b")", b"]", b"</think>", b"<action>", b"</action>", b"<")
+    return np.array([any(m in vocab.piece(t) for m in marks) for t in range(vocab.n_vocab)])
+
+
+WALK_PREFIX = "a random walk</think>\n<action>"
+
+
+def walk(vocab: TextModel, grammar: str, rng: np.random.Generator, limit: int = 1500) -> str:
+    """A random action the grammar allows: random logits, grammar-constrained picks.
+
+    The thought and the text before `<action>` may be anything (other tests hold
+    them), so the walk starts at the action; now and then the tokens that end
+    things get a large bonus, so that walks through strings finish and go on
+    exploring the action set.
+    """
+    sampler = Sampler(vocab, SamplingOptions(), grammar, seed=1)
+    enders = _enders(vocab)
     pieces = []
     try:
+        for token in vocab.tokenize(WALK_PREFIX, special=True):
+            assert sampler.allows(token)
+            sampler.accept(token)
+            pieces.append(vocab.piece(token))
         for _ in range(limit):
-            token = sampler.sample(rng.normal(0, 4, vocab.n_vocab).astype(np.float32))
+            logits = rng.normal(0, 4, vocab.n_vocab).astype(np.float32)
+            if rng.random() < 0.5:
+                logits[enders] += 40.0
+            token = sampler.sample(logits)
             if vocab.is_eog(token):
                 break
             sampler.accept(token)
@@ -60,9 +139,10 @@ def walk(vocab: TextModel, grammar: str, rng: np.random.Generator, limit: int = 
 
 SAMPLES = {
     "point": "(12, 999)", "text": "'It\\'s 7pm, Ada'", "name": "'Settings'",
-    "url": "'https://example.org/a?b=1'", "amount": "-120", "repeat": "3", "index": "10000",
+    "url": "'https://example.org/a?b=1'", "amount": "-120", "repeat": "128", "index": "10000",
     "duration": "2.5", "axis": "'horizontal'", "direction": "'left'",
-    "keys3": "('ctrl', 'shift', 't')", "keys6": "['ctrl', 'c']",
+    "keys3": "('ctrl', 'shift', 't')", "keys128": "['ctrl', 'c']",
+    "file": "'reports/Q3 summary.pdf'", "filename": "'invoice-7.pdf'",
     "actions": "[Click(box=(1, 2)), Type(content='x\\ny'), Finished(content='ok')]",
 }
 
@@ -77,51 +157,162 @@ def every_action(surface: Surface) -> list[str]:
 
 
 @pytest.mark.parametrize("surface", list(Surface))
-def test_every_action_of_the_surface_is_accepted_and_parses(vocab, surface):
-    grammar = action_grammar(surface)
+def test_every_action_of_the_surface_is_accepted_and_parses(vocab, grammars, surface):
     for action in every_action(surface):
         parse_action(action, surface)  # the sample itself is valid
         answer = f"I look at the screen.</think>\n<action>{action}</action>"
-        assert accepts(vocab, grammar, answer), action
+        assert accepts(vocab, grammars[surface, True], answer), action
+
+
+def test_the_authors_example_outputs_parse_and_are_accepted(vocab, grammars):
+    for raw in AUTHORS_EXAMPLE_OUTPUTS:
+        parse(raw, Surface.MOBILE)
+        assert accepts(vocab, grammars[Surface.MOBILE, False], raw), raw
+        # as a local model writes it: the template opened the thought in the prompt
+        assert accepts(vocab, grammars[Surface.MOBILE, True], raw.removeprefix("<think>"))
+
+
+_THOUGHTS = st.text(alphabet=st.characters(blacklist_categories=("Cs",),
+                                            blacklist_characters="\x00"),
+                    max_size=120).filter(lambda t: "</think>" not in t.lower())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(list(Surface)).flatmap(lambda s: st.tuples(st.just(s), actions(s))),
+       _THOUGHTS)
+def test_hypothesis_renderings_are_accepted_and_parse_back(vocab, grammars, pair, thought):
+    surface, action = pair
+    text = render(action, surface)
+    # a string holding the block's end cannot be carried inside the block, and text
+    # must be encodable to be tokenised at all
+    assume("</action>" not in text.lower() and "\x00" not in text)
+    assume(not any(0xD800 <= ord(c) <= 0xDFFF for c in text))
+    answer = f"{thought}</think>\n<action>{text}</action>"
+    assert parse("<think>" + answer, surface).action == action
+    assert accepts(vocab, grammars[surface, True], answer), answer
+
+
+def test_long_thoughts_with_angle_brackets_and_long_answers(vocab, grammars):
+    thought = ("If a < b then it's fine; <b>bold</b> isn't a tag, </thin is not the end. "
+               * 50)[:3000]
+    assert len(thought) == 3000 and "<" in thought and "'" in thought
+    content = ("Joe's Pizza, 'the best' in town (it's true), </div> and [brackets]. "
+               * 30)[:1500]
+    action = render(parse_action(f"Type(content='{content}')", Surface.MOBILE))
+    answer = f"{thought}</think>\n<action>{action}</action>"
+    assert len(action) >= 1500
+    assert parse("<think>" + answer, Surface.MOBILE).thought == thought.strip()
+    assert accepts(vocab, grammars[Surface.MOBILE, True], answer)
+    raw = f"{thought}</think>\n<action>Type(content='{content}')</action>"
+    assert parse("<think>" + raw, Surface.MOBILE).action.content == content
+    assert accepts(vocab, grammars[Surface.MOBILE, True], raw)
+
+
+@pytest.mark.parametrize("text", [
+    "Type(content='Joe's Pizza')",          # an apostrophe followed by a letter
+    "Type(content='it's 'quoted' here')",
+    "Type(content='a', )",                  # a trailing comma
+    "Type(content='ends with a quote'')",   # the last quote closes, the one before is text
+    "Type(content='spaces after' a quote')",
+    "Type(content=\"double 'and' single\")",
+    "Type(content='line one\nline two')",   # a raw newline, as the reader takes it
+    "Type(content='<b>bold</b> and </div>')",
+    "Type(content='back\\\\slash and \\' escaped')",
+    "Type()",                               # content is optional everywhere
+    "LaunchApp(app='Domino's')",
+    "Click(point=(998.6, 0.4))",            # decimals that round onto the grid
+    "Click(point=[1, 2],)",
+    "Click ( point = ( 1 , 2 ) )",
+])
+def test_strings_and_numbers_are_read_as_the_parser_reads_them(vocab, grammars, text):
+    parse_action(text, Surface.MOBILE)
+    assert accepts(vocab, grammars[Surface.MOBILE, True], f"t</think>\n<action>{text}</action>")
+
+
+@pytest.mark.parametrize("text", [
+    "Type(content='a</action>b')",          # the first </action> would end the block
+    "Type(content='a</ACTION>b')",
+    "Type(content='it', 's')",              # the quote before `,` closes the string
+    "Click(point=(999.5, 0))",              # rounds off the grid
+    "Click(point=(1000, 5))",
+    "Click(point=(05, 5))",                 # leading zero
+    "Click(point=(5, 5), point=(5, 5))",
+    "Click((5, 5))",                        # positional
+    "Tap(point=(1, 2))",                    # unknown action
+    "Launch(url='https://a.b')",            # a browser action on mobile
+    "Swipe(start=(1, 2))",                  # a required argument missing
+    "LaunchApp(app=' ')",                   # a name the parser would strip to nothing
+])
+def test_invalid_actions_are_refused(vocab, grammars, text):
+    answer = f"ok</think>\n<action>{text}</action>"
+    assert not accepts(vocab, grammars[Surface.MOBILE, True], answer)
+
+
+def test_browser_forms_the_authors_parsers_take(vocab, grammars):
+    grammar = grammars[Surface.BROWSER, True]
+    good = ["select_option(value='b')", "SELECTOPTION(text='Blue')", "scroll()", "get_url()",
+            "Scroll(direction='up')", "Upload(file='docs/John's CV.pdf')",
+            "Download(filename='report.pdf')", "Hotkey(keys='enter')",
+            "LongPress(point=(1, 2), duration=0.5)"]
+    bad = ["SelectOption()", "Upload(file='../secret')", "Upload(file='/etc/passwd')",
+           "Download(filename='a/b.pdf')", "Download(filename='..')",
+           "Hotkey(keys=('a', 'b', 'c', 'd'))", "LongPress(point=(1, 2), duration=0)"]
+    for text in good:
+        parse_action(text, Surface.BROWSER)
+        assert accepts(vocab, grammar, f"x</think><action>{text}</action>"), text
+    for text in bad:
+        with pytest.raises(ParseError):
+            parse_action(text, Surface.BROWSER)
+        assert not accepts(vocab, grammar, f"x</think><action>{text}</action>"), text
+
+
+def test_desktop_keys_repeat_and_no_long_press(vocab, grammars):
+    grammar = grammars[Surface.DESKTOP, True]
+    keys = ", ".join(f"'k{i}'" for i in range(128))
+    for text in (f"KeyDown(keys=[{keys}])", "Hotkey(keys=['down'], repeat=128)"):
+        parse_action(text, Surface.DESKTOP)
+        assert accepts(vocab, grammar, f"x</think><action>{text}</action>"), text
+    for text in (f"KeyDown(keys=[{keys}, 'x'])", "Hotkey(keys=['down'], repeat=129)",
+                 "LongPress(box=(1, 2))"):
+        with pytest.raises(ParseError):
+            parse_action(text, Surface.DESKTOP)
+        assert not accepts(vocab, grammar, f"x</think><action>{text}</action>"), text
 
 
 @pytest.mark.parametrize("surface", list(Surface))
-def test_random_walks_through_the_grammar_always_parse(vocab, surface):
-    grammar = action_grammar(surface, GrammarOptions(thought_chars=30))
+def test_random_walks_through_the_grammar_always_parse(vocab, grammars, surface):
     rng = np.random.default_rng(7)
     names = set()
-    for _ in range(40):
-        answer = walk(vocab, grammar, rng)
-        parsed = parse("<think>" + answer, surface)
+    finished = 0
+    for _ in range(30):
+        answer = walk(vocab, grammars[surface, True], rng)
+        if not answer.lower().endswith("</action>"):
+            continue  # the walk ran out of tokens inside a thought or a string
+        finished += 1
+        try:
+            parsed = parse("<think>" + answer, surface)
+        except ParseError as exc:  # string length is the parser's to limit, not the grammar's
+            assert "is too long" in str(exc), (answer, exc)
+            continue
         names.add(type(parsed.action).__name__)
+    assert finished >= 15
     assert len(names) >= 5, names  # the walks really explore the action set
 
 
-@pytest.mark.parametrize("bad", [
-    "Click(point=(1000, 5))",          # off the grid
-    "Click(point=(05, 5))",            # leading zero
-    "Click(point=(5, 5), point=(5, 5))",
-    "Click((5, 5))",                   # positional
-    "Tap(point=(1, 2))",               # unknown action
-    "Launch(url='https://a.b')",       # a browser action on mobile
-    "Swipe(start=(1, 2))",             # a required argument missing
-    "LaunchApp(app=' ')",              # a name the parser would strip to nothing
-])
-def test_invalid_actions_are_refused(vocab, bad):
-    grammar = action_grammar(Surface.MOBILE)
-    assert not accepts(vocab, grammar, f"ok</think>\n<action>{bad}</action>")
-
-
-def test_two_actions_or_text_after_the_action_are_refused(vocab):
-    grammar = action_grammar(Surface.BROWSER)
+def test_two_actions_or_text_after_the_action_are_refused(vocab, grammars):
+    grammar = grammars[Surface.BROWSER, True]
     one = "<action>Wait()</action>"
     assert accepts(vocab, grammar, f"x</think>\n{one}")
+    assert accepts(vocab, grammar, f"x</think>\n\n  {one}")
+    # prose before the action is not the trained form; free text there would let a
+    # confused model ramble to max_tokens without acting
+    assert not accepts(vocab, grammar, f"x</think>\nI wait now.\n{one}")
     assert not accepts(vocab, grammar, f"x</think>\n{one}{one}")
     assert not accepts(vocab, grammar, f"x</think>\n{one} and more")
 
 
-def test_desktop_sequence_rules(vocab):
-    grammar = action_grammar(Surface.DESKTOP)
+def test_desktop_sequence_rules(vocab, grammars):
+    grammar = grammars[Surface.DESKTOP, True]
     ok = "Sequence(actions=[Click(box=(1, 2)), Hotkey(keys=['ctrl', 's'])])"
     nested = "Sequence(actions=[Click(box=(1, 2)), Sequence(actions=[Wait(), Wait()])])"
     early_end = "Sequence(actions=[Finished(content='x'), Click(box=(1, 2))])"
@@ -133,26 +324,18 @@ def test_desktop_sequence_rules(vocab):
         assert not accepts(vocab, grammar, f"x</think><action>{bad}</action>")
 
 
-def test_the_thought_is_bounded_and_the_opening_follows_the_template(vocab):
-    bounded = action_grammar(Surface.MOBILE, GrammarOptions(thought_chars=10))
+def test_the_thought_ends_at_the_first_close_and_the_opening_follows_the_template(vocab):
     action = "</think>\n<action>Wait()</action>"
-    assert accepts(vocab, bounded, "0123456789" + action)
-    assert not accepts(vocab, bounded, "0123456789X" + action)
+    opened = action_grammar(Surface.MOBILE)
+    assert accepts(vocab, opened, "a < b, it's </thi " + action)
+    assert accepts(vocab, opened, "upper case closes too</THINK>\n<action>Wait()</action>")
+    assert not accepts(vocab, opened, "one</think> two" + action)  # the thought ended at one
     not_opened = action_grammar(Surface.MOBILE, GrammarOptions(think_opened=False))
     assert accepts(vocab, not_opened, "<think>plan" + action)
     assert not accepts(vocab, not_opened, "plan" + action)
     no_thinking = action_grammar(Surface.MOBILE, GrammarOptions(thinking=False))
     assert accepts(vocab, no_thinking, "<action>PressHome()</action>")
-    assert not accepts(vocab, no_thinking, "plan</think><action>PressHome()</action>")
-
-
-def test_long_strings_stay_bounded(vocab):
-    grammar = action_grammar(Surface.BROWSER)
-    for length, ok in ((1700, True), (1701, False)):
-        answer = f"t</think><action>Launch(url='https://a.b/{'x' * length}')</action>"
-        assert accepts(vocab, grammar, answer) is ok
-    thought = "y" * 2001 + "</think><action>Wait()</action>"
-    assert not accepts(vocab, grammar, thought)
+    assert not accepts(vocab, no_thinking, "<action>PressHome()</action> more")
 
 
 def test_integer_ranges_match_exactly():
@@ -162,7 +345,7 @@ def test_integer_ranges_match_exactly():
         body = re.sub(r'"([^"]*)"', lambda m: re.escape(m.group(1)), pattern).replace(" ", "")
         return re.compile(f"(?:{body})$")
 
-    for low, high in [(0, 999), (1, 100), (0, 10000), (0, 4096), (5, 73), (10, 10)]:
+    for low, high in [(0, 999), (1, 128), (0, 10000), (0, 4096), (5, 73), (10, 10)]:
         matcher = regex(_int_range(low, high))
         matched = [n for n in range(0, 12000) if matcher.match(str(n))]
         assert matched == list(range(low, high + 1))

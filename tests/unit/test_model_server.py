@@ -80,16 +80,49 @@ def test_reasoning_field_and_a_bare_closing_tag_are_handled():
 
 def test_request_carries_images_thinking_switch_and_sampling():
     server = Server(sse(delta(content="[1,2]")))
-    server.model().complete(MESSAGES, SamplingOptions(thinking=False, temperature=0.0,
-                                                      max_tokens=64, seed=7))
+    server.model().complete(MESSAGES, SamplingOptions(
+        thinking=False, temperature=0.0, max_tokens=64, seed=7, repeat_penalty=1.05,
+        frequency_penalty=0.3, top_p=0.7))
     body = server.body()
     assert body["model"] == "venus" and body["stream"] is True
     assert body["chat_template_kwargs"] == {"enable_thinking": False}
     assert body["max_tokens"] == 64 and body["seed"] == 7
     assert body["repeat_penalty"] == body["repetition_penalty"] == 1.05
+    assert body["frequency_penalty"] == 0.3 and body["top_p"] == 0.7
     image = body["messages"][1]["content"][1]
     assert image == {"type": "image_url", "image_url": {"url": "data:image/png;base64,aW1n"}}
     assert "grammar" not in body
+
+
+def test_thinking_on_and_neutral_sampling_leave_the_server_its_defaults():
+    server = Server(sse(delta(content="x")))
+    server.model().complete(MESSAGES, SamplingOptions(thinking=True))
+    body = server.body()
+    for absent in ("chat_template_kwargs", "top_p", "repetition_penalty", "frequency_penalty"):
+        assert absent not in body
+
+
+def test_an_image_budget_shrinks_screenshots_before_they_are_sent():
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (1080, 2400), (20, 40, 60)).save(buffer, format="PNG")
+    big = [Message("user", (TextPart("Current Screenshot:\n"), ImagePart(buffer.getvalue())))]
+    server = Server(sse(delta(content="x")), sse(delta(content="x")))
+    server.model().complete(big, SamplingOptions())
+    server.model(image_max_tokens=1280).complete(big, SamplingOptions())
+    sizes = []
+    for index in (1, 3):
+        url = server.body(index)["messages"][0]["content"][1]["image_url"]["url"]
+        data = base64.b64decode(url.split(",", 1)[1])
+        sizes.append(Image.open(io.BytesIO(data)).size)
+    assert sizes[0] == (1080, 2400)  # unresized by default
+    width, height = sizes[1]
+    assert width % 32 == 0 and height % 32 == 0 and (width // 32) * (height // 32) <= 1280
+    assert abs(width / height - 1080 / 2400) < 0.03
 
 
 def test_grammar_is_sent_only_when_the_server_takes_it():
@@ -97,7 +130,7 @@ def test_grammar_is_sent_only_when_the_server_takes_it():
     server.model(grammar=True).complete(MESSAGES, SamplingOptions(grammar='root ::= "x"'))
     assert server.body()["grammar"] == 'root ::= "x"'
     server.model(grammar=True).complete(MESSAGES, SamplingOptions())
-    assert "<action>" in server.body()["grammar"]  # the surface's action grammar
+    assert "act-click ::=" in server.body()["grammar"]  # the surface's action grammar
 
 
 def test_non_streaming_servers_are_understood():

@@ -27,6 +27,7 @@ from venusctl.grounding import GroundResult, ground
 from venusctl.grounding_run import annotate, image_kind, shot_from_file, shot_of, surface_named
 from venusctl.model.base import Model
 from venusctl.oneshot import ActResult, act_on, save_screen
+from venusctl.profile import InterfaceProfile
 from venusctl.record import default_runs_dir
 from venusctl.safety.confirm import Confirmer
 from venusctl.safety.setup import SafetyOptions, protected
@@ -87,14 +88,16 @@ class Agent:
             self._driver = open_driver(self.driver_options)
         return self._driver
 
-    def model(self, surface: Surface | None = None, load_later: bool = False) -> Model:
+    def model(self, surface: Surface | None = None, profile: InterfaceProfile | None = None,
+              load_later: bool = False) -> Model:
         """The model, opened now if it is not yet (scripted, local GGUF or a server).
 
-        `load_later` defers loading a local GGUF until its first question, so a run
-        the trajectory cache answers entirely never loads it.
+        `profile` is the interface it is opened for (image budget); `load_later`
+        defers loading a local GGUF until its first question, so a run the trajectory
+        cache answers entirely never loads it.
         """
         if self._model is None:
-            self._model = open_model(self.model_options, surface or Surface.MOBILE,
+            self._model = open_model(self.model_options, surface or Surface.MOBILE, profile,
                                      load_later=load_later)
         return self._model
 
@@ -149,9 +152,10 @@ class Agent:
         """Check the request and open the model, then the surface (as `run_task` does)."""
         self._claim()
         try:
-            plan = check_request(request, self._driver)
+            plan = check_request(request, self._driver, self._model)
             cached = start_cache(request, plan)
-            model = _KeptModel(self.model(plan.surface, cached is not None and cached.reads))
+            model = _KeptModel(self.model(plan.surface, plan.interface.profile,
+                                          cached is not None and cached.reads))
             driver = _Kept(self.driver)
         except BaseException:
             self._busy = False
@@ -203,7 +207,7 @@ class Agent:
         *,
         image: Path | None = None,
         surface: str | Surface = Surface.MOBILE,
-        max_tokens: int = 1024,
+        max_tokens: int | None = None,
         annotate_to: Path | None = None,
     ) -> GroundResult:
         """Where is this element? On `image` (pixels of the file, as `surface`) or on the

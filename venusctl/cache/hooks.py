@@ -56,8 +56,7 @@ class CachedModel:
 
     def complete(self, messages: list[Message], options: SamplingOptions,
                  on_text: OnText | None = None) -> Completion:
-        step = sum(1 for message in messages if message.role == "assistant") + 1
-        answer = self.run.recorded_answer(step, messages)
+        answer = self.run.recorded_answer(self.run.step, messages)
         if answer is not None:
             if on_text is not None:
                 on_text(answer)
@@ -79,6 +78,11 @@ class TrajectoryObserver(RunObserver):
 
     def run_started(self, info: RunInfo) -> None:
         self.run.started(info)
+
+    def step_started(self, step: int) -> None:
+        """The loop's own step number: the conversation cannot tell it, since an
+        interface may keep only the last turns (the browser keeps two)."""
+        self.run.step = step
 
     def step_finished(self, record: StepRecord) -> None:
         self.run.step_finished(record)

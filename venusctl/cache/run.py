@@ -57,6 +57,7 @@ class CacheRun:
         self.replayer: Replayer | None = None
         self.info: RunInfo | None = None
         self.prompts: dict[int, str] = {}
+        self.step = 1  # the loop's current step, told by the observer
         self.collected: list[CachedStep] = []
         self.incomplete = False
         self._loaded = False

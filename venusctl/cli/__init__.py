@@ -42,6 +42,7 @@ def _register() -> None:
         mcp,
         model,
         policy,
+        prompts,
         report,
         run,
         runs,
@@ -62,6 +63,7 @@ def _register() -> None:
     doctor.register(app)
     devices.register(app)
     policy.register(app)
+    prompts.register(app)
     secret.register(app)
     sim.register(app)
     session.register(app)

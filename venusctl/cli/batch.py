@@ -92,9 +92,9 @@ def batch_command(
     browser_server: BrowserServerOpt = None,
     cdp: CdpOpt = None,
     headless: HeadlessOpt = True,
-    viewport: ViewportOpt = "1280x800",
+    viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
-    image_format: ImageFormatOpt = "jpeg",
+    image_format: ImageFormatOpt = None,
     model: ModelOpt = None,
     mmproj: MmprojOpt = None,
     n_ctx: NCtxOpt = None,
@@ -147,13 +147,15 @@ def batch_command(
 
 
 def pool_options(phone: list[str] | None, browser_server: list[str] | None,
-                 cdp: list[str] | None, headless: bool, viewport: str,
-                 browser_path: str | None, image_format: str) -> PoolOptions:
+                 cdp: list[str] | None, headless: bool, viewport: str | None,
+                 browser_path: str | None, image_format: str | None) -> PoolOptions:
     from venusctl.pool import PoolOptions
     from venusctl.surfaces import DriverOptions, parse_viewport
 
-    base = DriverOptions(headless=headless, viewport=parse_viewport(viewport),
-                         browser_path=browser_path, image_format=image_format.lower())
+    base = DriverOptions(headless=headless, browser_path=browser_path,
+                         image_format=image_format.lower() if image_format else None)
+    if viewport:
+        base.viewport = parse_viewport(viewport)
     return PoolOptions(phones=tuple(phone or ()), browser_servers=tuple(browser_server or ()),
                        cdp_endpoints=tuple(cdp or ()), base=base)
 

@@ -19,7 +19,11 @@ UrlOpt = Annotated[Optional[str], typer.Option(help="web: page to open first.")]
 HeadlessOpt = Annotated[
     bool, typer.Option("--headless/--headed", help="web: hide or show the browser window.")
 ]
-ViewportOpt = Annotated[str, typer.Option(help="web: viewport size in CSS pixels, WxH.")]
+ViewportOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(help="web: viewport size in CSS pixels, WxH (default: 1024x768, the "
+                      "authors' browser viewport)."),
+]
 BrowserPathOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(help="web: Chromium/Chrome executable (default: Playwright's, else PATH)."),
@@ -28,7 +32,16 @@ ProfileOpt = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option(help="web: persistent browser profile folder, so logins survive runs."),
 ]
-ImageFormatOpt = Annotated[str, typer.Option(help="web, android: screenshot format, jpeg or png.")]
+ImageFormatOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(help="web, android, desktop: screenshot format, png (default: lossless, "
+                      "as the model was trained) or jpeg."),
+]
+UploadDirOpt = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(help="web: the folder the model may upload files from (Upload(file=…)); "
+                      "without it every upload is refused."),
+]
 DeviceOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--device", help="android: serial of the phone (else ANDROID_SERIAL)."),
@@ -61,26 +74,31 @@ def driver_options(
     driver: str | None,
     url: str | None,
     headless: bool,
-    viewport: str,
+    viewport: str | None,
     browser_path: str | None,
     profile: Path | None,
-    image_format: str,
+    image_format: str | None,
     device: str | None,
     monitor: int | None,
     session: str | None = None,
+    upload_dir: Path | None = None,
 ) -> DriverOptions:
-    return DriverOptions(
+    """The driver flags as options; unset viewport and format come from the profile."""
+    options = DriverOptions(
         driver=driver,
         url=url,
         headless=headless,
-        viewport=parse_viewport(viewport),
         browser_path=browser_path,
         profile=profile,
-        image_format=image_format.lower(),
+        image_format=image_format.lower() if image_format else None,
         device=device,
         monitor=monitor,
         session=session,
+        upload_dir=upload_dir,
     )
+    if viewport:
+        options.viewport = parse_viewport(viewport)
+    return options
 
 
 def runs_dir(value: Path | None) -> Path:

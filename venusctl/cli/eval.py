@@ -80,7 +80,10 @@ def grounding_command(
     surface: Annotated[Optional[str], typer.Option(  # noqa: UP045
         help="Grid mapping for every sample: mobile, browser or desktop (default: by the "
              "sample's platform).")] = None,
-    max_tokens: Annotated[int, typer.Option(min=8, help="Most tokens per answer.")] = 1024,
+    max_tokens: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(min=8, help="Most tokens in an answer (default: 1024, as the authors).")
+    ] = None,
     model_file: ModelFileOpt = None,
     model: ModelOpt = None,
     mmproj: MmprojOpt = None,
@@ -191,9 +194,9 @@ def suite_command(
     browser_server: BrowserServerOpt = None,
     cdp: CdpOpt = None,
     headless: HeadlessOpt = True,
-    viewport: ViewportOpt = "1280x800",
+    viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
-    image_format: ImageFormatOpt = "jpeg",
+    image_format: ImageFormatOpt = None,
     model: ModelOpt = None,
     mmproj: MmprojOpt = None,
     n_ctx: NCtxOpt = None,

@@ -28,6 +28,7 @@ from venusctl.cli.model_options import (
     GpuLayersOpt,
     ImageMaxOpt,
     ImageMinOpt,
+    InterfaceOpt,
     MmprojOpt,
     ModelOpt,
     NCtxOpt,
@@ -53,10 +54,10 @@ def ground_command(
     driver: DriverOpt = None,
     url: UrlOpt = None,
     headless: HeadlessOpt = True,
-    viewport: ViewportOpt = "1280x800",
+    viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
     profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = "jpeg",
+    image_format: ImageFormatOpt = None,
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
     session: SessionOpt = None,
@@ -68,7 +69,10 @@ def ground_command(
         typer.Option(help="Save a copy of the screenshot with the point drawn on it."),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="The answer as JSON.")] = False,
-    max_tokens: Annotated[int, typer.Option(min=8, help="Most tokens in the answer.")] = 1024,
+    max_tokens: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(min=8, help="Most tokens in an answer (default: 1024, as the authors).")
+    ] = None,
     model: ModelOpt = None,
     mmproj: MmprojOpt = None,
     n_ctx: NCtxOpt = None,
@@ -76,6 +80,7 @@ def ground_command(
     gpu_layers: GpuLayersOpt = None,
     image_min_tokens: ImageMinOpt = None,
     image_max_tokens: ImageMaxOpt = None,
+    interface: InterfaceOpt = None,
     server: ServerOpt = None,
     server_model: ServerModelOpt = None,
     api_key_env: ApiKeyEnvOpt = None,
@@ -102,7 +107,8 @@ def ground_command(
     models = model_options(
         model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers,
         image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
-        server=server, server_model=server_model, api_key_env=api_key_env, assume_yes=yes)
+        server=server, server_model=server_model, api_key_env=api_key_env, assume_yes=yes,
+        interface=interface)
     with Agent(options, models) as agent:
         result = agent.ground(instruction, image=image, surface=surface, max_tokens=max_tokens,
                               annotate_to=annotate)

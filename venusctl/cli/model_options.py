@@ -51,6 +51,22 @@ ImageMaxOpt = Annotated[
     typer.Option("--image-max-tokens", min=1, rich_help_panel=PANEL,
                  help="Most tokens per screenshot (the main speed/accuracy dial)."),
 ]
+InterfaceOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--interface", rich_help_panel=PANEL,
+                 help="authors: speak exactly the model authors' interface (unresized PNG "
+                      "screenshots, earlier screenshots resent); lean: the same prompts with "
+                      "screenshots capped at 1280 tokens and none resent. Default: authors "
+                      "on a GPU or a server, lean on a CPU-only local model "
+                      "(env VENUSCTL_INTERFACE)."),
+]
+PromptsOpt = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--prompts", rich_help_panel=PANEL,
+                 help="authors: the model authors' own prompt texts (fetch them once with "
+                      "`venusctl prompts pull`); builtin: venusctl's. Default: authors when "
+                      "pulled, else builtin (env VENUSCTL_PROMPTS)."),
+]
 NoGrammarOpt = Annotated[
     bool,
     typer.Option("--no-grammar", rich_help_panel=PANEL,
@@ -91,6 +107,8 @@ def model_options(
     server_model: str | None = None,
     api_key_env: str | None = None,
     assume_yes: bool = False,
+    interface: str | None = None,
+    prompts: str | None = None,
 ) -> ModelOptions:
     from venusctl.session import ModelOptions
 
@@ -99,5 +117,5 @@ def model_options(
         gpu_layers=gpu_layers, image_min_tokens=image_min_tokens,
         image_max_tokens=image_max_tokens, grammar=False if no_grammar else None,
         server=server, server_model=server_model, api_key_env=api_key_env,
-        assume_yes=assume_yes,
+        assume_yes=assume_yes, interface=interface, prompts=prompts,
     )

@@ -19,6 +19,7 @@ from venusctl.cli.common import (
     ProfileOpt,
     RunsDirOpt,
     SessionOpt,
+    UploadDirOpt,
     UrlOpt,
     VerboseOpt,
     ViewportOpt,
@@ -31,10 +32,12 @@ from venusctl.cli.model_options import (
     GpuLayersOpt,
     ImageMaxOpt,
     ImageMinOpt,
+    InterfaceOpt,
     MmprojOpt,
     ModelOpt,
     NCtxOpt,
     NoGrammarOpt,
+    PromptsOpt,
     ServerModelOpt,
     ServerOpt,
     ThreadsOpt,
@@ -47,7 +50,6 @@ from venusctl.cli.safety_options import (
     PolicyOpt,
     safety_options,
 )
-from venusctl.model.base import SamplingOptions
 from venusctl.safety.sanitize import shown, shown_line
 
 if TYPE_CHECKING:
@@ -96,13 +98,16 @@ def do(
     api_key_env: ApiKeyEnvOpt = None,
     url: UrlOpt = None,
     headless: HeadlessOpt = True,
-    viewport: ViewportOpt = "1280x800",
+    viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
     profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = "jpeg",
+    image_format: ImageFormatOpt = None,
+    upload_dir: UploadDirOpt = None,
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
     session: SessionOpt = None,
+    interface: InterfaceOpt = None,
+    prompts: PromptsOpt = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Step budget.")] = 30,
     timeout: Annotated[
         Optional[float], typer.Option(min=0, help="Stop after this many seconds.")  # noqa: UP045
@@ -110,12 +115,19 @@ def do(
     parse_retries: Annotated[
         int, typer.Option(min=0, help="Retries when an answer cannot be parsed.")] = 2,
     history_images: Annotated[
-        int, typer.Option(min=0, help="Screenshots of earlier steps to resend (0 keeps "
-                                      "the prompt growing only at its end).")] = 0,
+        Optional[int],  # noqa: UP045
+        typer.Option(min=0, help="Screenshots of earlier steps to resend (default: the "
+                                 "interface's, 2 or 0 with --interface lean; 0 keeps the "
+                                 "prompt growing only at its end).")] = None,
     settle_cap: Annotated[
         float, typer.Option(min=0, help="Most seconds to wait for the screen to settle.")] = 3.0,
-    temperature: Annotated[float, typer.Option(min=0, help="Sampling temperature.")] = 0.0,
-    max_tokens: Annotated[int, typer.Option(min=16, help="Most tokens per answer.")] = 4096,
+    temperature: Annotated[
+        Optional[float],  # noqa: UP045
+        typer.Option(min=0, help="Sampling temperature (default: the interface's, 0).")] = None,
+    max_tokens: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(min=16, help="Most tokens per answer (default: the interface's: phone "
+                                  "16384, desktop and browser 4096).")] = None,
     prompt: Annotated[
         Optional[Path], typer.Option(help="Your own prompt template ({task} inside).")  # noqa: UP045
     ] = None,
@@ -146,16 +158,18 @@ def do(
     request = RunRequest(
         task=task,
         driver=driver_options(driver, url, headless, viewport, browser_path, profile,
-                              image_format, device, monitor, session),
+                              image_format, device, monitor, session=session,
+                              upload_dir=upload_dir),
         model=model_options(
             answers=model_file, model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads,
             gpu_layers=gpu_layers, image_min_tokens=image_min_tokens,
             image_max_tokens=image_max_tokens, no_grammar=no_grammar, server=server,
-            server_model=server_model, api_key_env=api_key_env, assume_yes=yes),
+            server_model=server_model, api_key_env=api_key_env, assume_yes=yes,
+            interface=interface, prompts=prompts),
         settings=AgentSettings(
             max_steps=max_steps, timeout_s=timeout, parse_retries=parse_retries,
             history_images=history_images, settle_cap_s=settle_cap,
-            sampling=SamplingOptions(temperature=temperature, max_tokens=max_tokens),
+            temperature=temperature, max_tokens=max_tokens,
         ),
         confirm=confirm, assume_yes=yes, prompt_file=prompt, runs_dir=runs_dir(runs),
         output="json" if json_out else ("quiet" if quiet else "normal"), dry_run=dry_run,
@@ -199,10 +213,11 @@ def act(
     driver: DriverOpt = None,
     url: UrlOpt = None,
     headless: HeadlessOpt = True,
-    viewport: ViewportOpt = "1280x800",
+    viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
     profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = "jpeg",
+    image_format: ImageFormatOpt = None,
+    upload_dir: UploadDirOpt = None,
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
     session: SessionOpt = None,
@@ -225,7 +240,8 @@ def act(
 
     setup_logging(verbose)
     options = driver_options(driver, url, headless, viewport, browser_path, profile,
-                             image_format, device, monitor, session)
+                             image_format, device, monitor, session=session,
+                             upload_dir=upload_dir)
     if choose_driver(options) == "web" and not options.session:
         sys.stderr.write("venusctl: no session: a new browser was started and will close "
                          "(keep one with `venusctl session start`)\n")
@@ -240,10 +256,10 @@ def screenshot(
     driver: DriverOpt = None,
     url: UrlOpt = None,
     headless: HeadlessOpt = True,
-    viewport: ViewportOpt = "1280x800",
+    viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
     profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = "jpeg",
+    image_format: ImageFormatOpt = None,
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
     session: SessionOpt = None,
@@ -266,10 +282,10 @@ def replay(
     driver: DriverOpt = None,
     url: UrlOpt = None,
     headless: HeadlessOpt = True,
-    viewport: ViewportOpt = "1280x800",
+    viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
     profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = "jpeg",
+    image_format: ImageFormatOpt = None,
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
     confirm: ConfirmOpt = "policy",

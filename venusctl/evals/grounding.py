@@ -42,7 +42,7 @@ class GroundingEvalOptions:
     load: LoadOptions = field(default_factory=LoadOptions)
     out: Path | None = None
     surface: str | None = None  # force the grid mapping: mobile, browser or desktop
-    max_tokens: int = 1024
+    max_tokens: int | None = None  # None: the grounding profile's (1024)
 
 
 @dataclass

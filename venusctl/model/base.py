@@ -12,7 +12,10 @@ import base64
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, Union, runtime_checkable
+
+if TYPE_CHECKING:
+    from venusctl.profile import InterfaceProfile
 
 Role = Literal["system", "user", "assistant"]
 
@@ -68,15 +71,34 @@ class Message:
 
 @dataclass(frozen=True)
 class SamplingOptions:
-    """How to decode one answer. `thinking` selects the template's reasoning mode."""
+    """How to decode one answer. `thinking` selects the template's reasoning mode.
+
+    The defaults are neutral (no penalties, top_p 1); each surface's own values come
+    from its interface profile through `sampling_for`.
+    """
 
     max_tokens: int = 4096
     temperature: float = 0.0
     top_p: float = 1.0
-    repeat_penalty: float = 1.05
+    repeat_penalty: float = 1.0
+    frequency_penalty: float = 0.0
     thinking: bool = True
     grammar: str | None = None
     seed: int | None = None
+
+
+def sampling_for(
+    profile: InterfaceProfile, temperature: float | None = None, max_tokens: int | None = None
+) -> SamplingOptions:
+    """The profile's decoding settings; the user's temperature and max tokens win."""
+    return SamplingOptions(
+        max_tokens=max_tokens if max_tokens is not None else profile.max_tokens,
+        temperature=temperature if temperature is not None else profile.temperature,
+        top_p=profile.top_p if profile.top_p is not None else 1.0,
+        repeat_penalty=profile.repetition_penalty or 1.0,
+        frequency_penalty=profile.frequency_penalty or 0.0,
+        thinking=profile.thinking,
+    )
 
 
 OnText = Callable[[str], None]

@@ -1,83 +1,299 @@
-"""A GBNF grammar, generated from a surface's action set, that every answer must match.
+"""A GBNF grammar, generated from a surface's action set, that answers are held to.
 
-With it, a local model can only write a bounded thought, `</think>`, and exactly one
-`<action>Name(key=value, …)</action>` that `venusctl.actions.parse` accepts:
-known names, the surface's keywords, integer coordinates 0..999, quoted strings,
-numbers in the parser's ranges. The grammar is built from `ACTION_SETS`, so a new
-action or argument needs no change here.
+It accepts every answer `venusctl.actions.parse` accepts in the model's form
+(`[<think>]THOUGHT</think> … <action>Name(key=value, …)</action>`), bounded only by
+the token budget, and refuses what the parser would refuse wherever that is cheap
+to say:
+  - the thought holds any characters until the first `</think>` (any case), `<`
+    included; between `</think>` and `<action>` only a few spaces or newlines (the
+    trained form: free text there would let a confused model ramble to `max_tokens`
+    without ever acting, which the parser would refuse anyway for lack of an action);
+  - names and keywords of the surface (the browser's names in any case, with `_`
+    anywhere), keyword arguments in any order, each at most once, a trailing comma,
+    up to `SPACE_CHARS` of ASCII white space between the parts of a call;
+  - the tags as the model writes them, `<action>` and `</action>` in lower case;
+  - quoted strings read as `venusctl.literals` reads them: a quote closes the string
+    only when a `,`, `)` or `]` follows (spaces allowed), so `'Joe's Pizza'` is one
+    string; escapes; raw newlines; never `</action>` (the first one ends the block);
+  - numbers in the parser's ranges: coordinates 0..999 (decimals too, as long as
+    they round onto the grid), amounts, repeats, indexes, durations.
+What is left to the parser is string length (`MAX_TEXT` and friends: a longer string
+is refused there and the refusal fed back to the model).
 
-Every bounded repetition is right-recursive inside llama.cpp, so its parse stack
-stays shallow however long the thought is; the cost that matters is checking the
-vocabulary, which `venusctl.model.sampler` keeps to the tokens that need it.
+Strings and the thought are finite automata written out as one rule per state,
+each rule ending in a reference to the next: llama.cpp follows such tail references
+without growing its parse stack, so a 3,000-character thought costs no more per
+token than a short one. The grammar is built from `ACTION_SETS`, so a new action or
+argument needs no change here.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
-from venusctl.actions import ACTION_SETS, GRID_MAX, MAX_SEQUENCE, TERMINAL, Arg, Spec, Surface
+from venusctl.actions import (
+    ACTION_SETS,
+    GRID_MAX,
+    MAX_KEY_CHARS,
+    MAX_KEYS,
+    MAX_REPEAT,
+    MAX_SEQUENCE,
+    TERMINAL,
+    Arg,
+    Spec,
+    Surface,
+)
 
-REPETITION_LIMIT = 2000
-"""llama.cpp silently treats a bounded repetition above ~2000 as unbounded."""
-THOUGHT_CHARS = 2000
-"""Longest thought the grammar allows; past it the model must close `</think>`."""
-
-TEXT_CHARS = 700
-"""Repetitions of a text character (one may stand for up to 5 characters: `<<<<x`)."""
 HOST_CHARS = 253
 URL_PATH_CHARS = 1700
 """Scheme, host, port and path together stay under the parser's 2,048 characters."""
-NAME_CHARS = 200
-KEY_CHARS = 32
 URL_CLASS = (r"!#-&(-;=-\[\]-~\u00a1-\u167f\u1681-\u1fff\u200b-\u2027\u202a-\u202e"
              r"\u2030-\u205e\u2060-\u2fff\u3001-\U0010ffff")
 """Characters a URL may hold: printable, no quote, backslash, `<` or `str.isspace`."""
-SOLID_CLASS = r"!#-&(-;=-\[\]-~\u00a1-\U0010ffff"
-"""A name's or key's first character: printable, no space, quote, backslash or `<`."""
+WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+"""Every character `str.isspace` (the literal reader's idea of a space) accepts."""
+CLOSERS = ",)]"
+GAP_CHARS = 8
+"""Spaces and newlines allowed between `</think>` and `<action>`."""
+SPACE_CHARS = 8
+"""Spaces, tabs and newlines allowed between the parts of a call (`Click( point = …`,
+a Sequence laid out over lines); the parser takes any amount of any white space, but
+the model writes at most a space or a line break, and a bound keeps a confused model
+from spending its token budget on white space."""
+QUOTES = "'\""
+
+State = Hashable
+Step = Callable[[State, str], "State | None"]
+END = ("end",)
 
 
 @dataclass(frozen=True)
 class GrammarOptions:
-    """How the answer starts: whether the template already opened the thought."""
+    """How the answer starts: thinking on or off, and whether the template already
+    opened the thought inside the prompt (then the answer starts inside it)."""
 
     thinking: bool = True
     think_opened: bool = True
-    thought_chars: int = THOUGHT_CHARS
 
 
 def action_grammar(surface: Surface, options: GrammarOptions | None = None) -> str:
     """The GBNF grammar for one navigation answer on `surface`."""
     options = options or GrammarOptions()
-    if not 0 <= options.thought_chars <= REPETITION_LIMIT:
-        raise ValueError(f"thought_chars must be 0..{REPETITION_LIMIT}")
     rules: dict[str, str] = {}
-    rules["root"] = _root(options)
-    rules["thought"] = f"[^<]{{0,{options.thought_chars}}}"
-    rules["gap"] = "[ \\n]{0,2}"
-    rules["sp"] = '" "?'
-    rules["sep"] = '"," sp'
-    rules["block"] = '"<action>" gap action gap "</action>"'
+    opening = '"<think>" ' if options.thinking and not options.think_opened else ""
+    thought = "th-0 " if options.thinking else ""
+    rules["root"] = f"{opening}{thought}gap open sp action sp close"
+    if options.thinking:
+        _add_until(rules, "th", "</think>")
+    rules["gap"] = f"[ \\t\\r\\n]{{0,{GAP_CHARS}}}"
+    rules["open"] = '"<action>"'
+    rules["close"] = '"</action>"'
+    rules["sp"] = f"[ \\t\\r\\n]{{0,{SPACE_CHARS}}}"
+    rules["sep"] = 'sp "," sp'
+    rules["comma"] = '( sp "," )?'
     specs = ACTION_SETS[surface]
     rules["action"] = " | ".join(_rule_name(name) for name in specs)
     for name, spec in specs.items():
-        rules[_rule_name(name)] = _action_rule(name, spec)
+        rules[_rule_name(name)] = _action_rule(name, spec, surface)
     _add_values(rules, surface)
     return "\n".join(f"{name} ::= {body}" for name, body in rules.items()) + "\n"
 
 
-def _root(options: GrammarOptions) -> str:
-    if not options.thinking:
-        return "block"
-    opening = "" if options.think_opened else '"<think>" '
-    return f'{opening}thought "</think>" gap block'
+# ------------------------------------------------------------------ automata
+
+
+def _emit(rules: dict[str, str], prefix: str, start: State, step: Step,
+          alphabet: Iterable[str], accepting: Callable[[State], bool] | None = None) -> None:
+    """Write the automaton reachable from `start` as rules `prefix-N`, one per state.
+
+    `step(state, char)` gives the next state, `END` (the rule ends after `char`) or
+    None (refused); `char` ranges over `alphabet` plus "" standing for every other
+    character but NUL. `accepting(state)`: the rule may also end before any char.
+    """
+    alphabet = list(dict.fromkeys(alphabet))
+    numbers: dict[State, int] = {start: 0}
+    queue = [start]
+    while queue:
+        state = queue.pop(0)
+        targets: dict[State, list[str]] = {}
+        for char in [*alphabet, ""]:
+            nxt = step(state, char)
+            if nxt is None:
+                continue
+            targets.setdefault(nxt, []).append(char)
+            if nxt != END and nxt not in numbers:
+                numbers[nxt] = len(numbers)
+                queue.append(nxt)
+        choices = []
+        for nxt, chars in targets.items():
+            explicit = [c for c in chars if c]
+            after = "" if nxt == END else f" {prefix}-{numbers[nxt]}"
+            if explicit:
+                choices.append(_charset(explicit) + after)
+            if "" in chars:
+                choices.append(_charset([*alphabet, "\0"], negate=True) + after)
+        if accepting is not None and accepting(state):
+            choices.append('""')
+        rules[f"{prefix}-{numbers[state]}"] = " | ".join(choices) or '"\\x00" [^\\x00]'
+
+
+def _kmp(pattern: str) -> Callable[[int, str], int]:
+    """Progress through `pattern` (any case) after one more character."""
+    lowered = pattern.lower()
+
+    def advance(k: int, char: str) -> int:
+        text = lowered[:k] + char.lower()
+        for size in range(min(len(text), len(lowered)), 0, -1):
+            if text.endswith(lowered[:size]):
+                return size
+        return 0
+
+    return advance
+
+
+def _add_until(rules: dict[str, str], prefix: str, stop: str) -> None:
+    """Any characters up to and including the first `stop` (any case)."""
+    advance = _kmp(stop)
+
+    def step(k: State, char: str) -> State | None:
+        nxt = advance(int(k), char or "\uffff")  # type: ignore[arg-type]
+        return END if nxt == len(stop) else nxt
+
+    _emit(rules, prefix, 0, step, _cases(stop))
+
+
+def _cases(text: str) -> list[str]:
+    return list(dict.fromkeys(text + text.lower() + text.upper()))
+
+
+# ------------------------------------------------------------------ strings
+
+
+_GUARD = _kmp("</action>")
+_GUARD_LEN = len("</action>")
+
+
+def _content_text(state: State, kind: str) -> State | None:
+    return 0
+
+
+def _content_name(state: State, kind: str) -> State | None:
+    """Non-blank: at least one character that is not a space."""
+    return state if kind == "ws" else 1
+
+
+_FILE_STEPS: dict[str, dict[str, str | None]] = {
+    # segments of a relative path: none empty, `.` or `..`; no space first or last
+    "start": {"ws": None, "/": None, ".": "d1", "x": "ok"},
+    "seg": {"ws": None, "/": None, ".": "d1", "x": "ok"},
+    "d1": {"ws": "okw", "/": None, ".": "d2", "x": "ok"},
+    "d2": {"ws": "okw", "/": None, ".": "ok", "x": "ok"},
+    "ok": {"ws": "okw", "/": "seg", ".": "ok", "x": "ok"},
+    "okw": {"ws": "okw", "/": "seg", ".": "ok", "x": "ok"},
+}
+_FILENAME_STEPS: dict[str, dict[str, str | None]] = {
+    # one name: not `.` or `..`, no folder separator
+    "start": {"ws": "start", "/": None, ".": "d1", "x": "ok"},
+    "d1": {"ws": "d1", "/": None, ".": "d2", "x": "ok"},
+    "d2": {"ws": "d2", "/": None, ".": "ok", "x": "ok"},
+    "ok": {"ws": "ok", "/": None, ".": "ok", "x": "ok"},
+}
+
+
+@dataclass(frozen=True)
+class _Content:
+    """What a string kind demands of its characters, as a small automaton."""
+
+    start: State
+    step: Callable[[State, str], State | None]
+    accepting: Callable[[State], bool]
+    escapes: str  # the characters a backslash may escape ("" for any)
+
+
+_CONTENT = {
+    "text": _Content(0, _content_text, lambda s: True, escapes=""),
+    "name": _Content(0, _content_name, lambda s: s == 1, escapes=""),
+    # paths and file names: only quotes escaped (other escapes can make a backslash)
+    "file": _Content("start", lambda s, k: _FILE_STEPS[str(s)][k], lambda s: s == "ok",
+                     escapes=QUOTES),
+    "filename": _Content("start", lambda s, k: _FILENAME_STEPS[str(s)][k],
+                         lambda s: s == "ok", escapes=QUOTES),
+}
+
+
+def _kind_of(char: str) -> str:
+    if char and char in WHITESPACE:
+        return "ws"
+    if char in ("/", "\\"):
+        return "/"
+    return "." if char == "." else "x"
+
+
+def _string_step(quote: str, content: _Content) -> Step:
+    """One character of a string's body, as `venusctl.literals` reads it.
+
+    States: ("s", guard, c) inside the text; ("q", c_before, c_after) right after a
+    quote that may close the string; ("w", c) after that quote and spaces; ("e", c)
+    after a backslash. `guard` is progress through `</action>`; `c` the content state.
+    """
+
+    def plain(guard: int, c: State, char: str) -> State | None:
+        if char == "\\":
+            return ("e", c)
+        nxt = _GUARD(guard, char or "\uffff")
+        if nxt == _GUARD_LEN:
+            return None
+        c2 = content.step(c, _kind_of(char))
+        return None if c2 is None else ("s", nxt, c2)
+
+    def step(state: State, char: str) -> State | None:
+        mode = state[0]  # type: ignore[index]
+        if mode == "e":
+            if content.escapes and (not char or char not in content.escapes):
+                return None
+            return plain(0, state[1], char if char != "\\" else "x")  # type: ignore[index]
+        if char == quote:
+            c = state[2] if mode in ("s", "q") else state[1]  # type: ignore[index]
+            after = content.step(c, "x")
+            return None if after is None else ("q", c, after)
+        if mode == "s":
+            return plain(state[1], state[2], char)  # type: ignore[index]
+        c = state[2] if mode == "q" else state[1]  # type: ignore[index]
+        if char and char in WHITESPACE:
+            c2 = content.step(c, "ws")
+            return None if c2 is None else ("w", c2)
+        if char and char in CLOSERS:
+            return None  # the quote before would have closed the string
+        return plain(0, c, char)
+
+    return step
+
+
+def _add_string(rules: dict[str, str], kind: str) -> str:
+    """Rules for a quoted string of `kind`; returns the value rule's name."""
+    content = _CONTENT[kind]
+    names = []
+    for quote, tag in zip(QUOTES, ("sq", "dq"), strict=True):
+        prefix = f"{tag}-{kind}"
+        alphabet = [quote, "\\", *WHITESPACE, *CLOSERS, *_cases("</action>"), ".", "/"]
+        start = ("s", 0, content.start)
+        _emit(rules, prefix, start, _string_step(quote, content), alphabet,
+              accepting=lambda s, c=content: s[0] == "q" and c.accepting(s[1]))
+        names.append(f'"{_escape(quote)}" {prefix}-0')
+    rules[f"v-{kind}"] = " | ".join(names)
+    return f"v-{kind}"
+
+
+# ------------------------------------------------------------------ actions
 
 
 def _rule_name(action: str) -> str:
     return "act-" + action.lower()
 
 
-def _action_rule(name: str, spec: Spec) -> str:
+def _action_rule(name: str, spec: Spec, surface: Surface) -> str:
     """`Name(` keyword arguments in any order, each given at most once `)`."""
     required = [key for key, arg in spec.args.items() if arg.required]
     optional = [key for key, arg in spec.args.items() if not arg.required]
@@ -85,10 +301,27 @@ def _action_rule(name: str, spec: Spec) -> str:
     for size in range(len(optional) + 1):
         for extra in itertools.combinations(optional, size):
             keys = [*required, *extra]
+            if spec.one_of and not set(keys) & set(spec.one_of):
+                continue
             for order in itertools.permutations(keys):
                 alternatives.append(" sep ".join(_keyword(k, spec.args[k]) for k in order))
-    bodies = " | ".join(f"( {alt} )" if alt else '""' for alt in alternatives)
-    return f'"{name}(" sp ( {bodies} ) sp ")"'
+    filled = [f"( {alt} )" for alt in alternatives if alt]
+    body = " | ".join(filled)
+    args = f"( {body} ) comma"
+    if "" in alternatives:
+        args = f"( {args} )?" if body else ""
+    title = _browser_name(name) if surface is Surface.BROWSER else f'"{name}"'
+    return f'{title} sp "(" sp {args} sp ")"'.replace("sp  sp", "sp")
+
+
+def _browser_name(name: str) -> str:
+    """The browser's action names: any case, `_` anywhere (`select_option`, `GETURL`)."""
+    letters = " ".join(f'{_any_case(c)} "_"*' for c in name)
+    return f'"_"* {letters}'
+
+
+def _any_case(text: str) -> str:
+    return " ".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else f'"{c}"' for c in text)
 
 
 def _keyword(key: str, arg: Arg) -> str:
@@ -101,43 +334,46 @@ def _keyword(key: str, arg: Arg) -> str:
 
 def _add_values(rules: dict[str, str], surface: Surface) -> None:
     """One rule per value kind the parser reads (`venusctl.actions._READERS`)."""
-    rules["v-point"] = ('"(" sp coord sp "," sp coord sp ")" | '
-                        '"[" sp coord sp "," sp coord sp "]"')
-    rules["coord"] = _int_range(0, GRID_MAX)
-    # Strings: no raw newline, NUL or bare quote (the literal reader's rules), and
-    # never "</", so the first `</action>` is the real end of the block.
-    rules["v-text"] = _quoted("txt", 0, TEXT_CHARS)
-    rules["v-name"] = _quoted("nm", 1, NAME_CHARS, solid_first=True)
-    rules["key"] = _quoted("nm", 1, KEY_CHARS, solid_first=True)
-    # An http(s) address urllib can read (the parser checks that): a plain host, an
-    # optional port in range, then any URL characters after the first / ? or #.
+    rules["v-point"] = ('"(" sp coord sep coord comma sp ")" | '
+                        '"[" sp coord sep coord comma sp "]"')
+    below = _int_range(0, GRID_MAX - 1)
+    rules["coord"] = (f'( {below} ) ( "." [0-9]* )? | '
+                      f'"{GRID_MAX}" ( "." ( [0-4] [0-9]* )? )?')
+    for kind in ("text", "name", "file", "filename"):
+        _add_string(rules, kind)
     rules["v-url"] = r'''"'" url "'" | "\"" url "\""'''
-    rules["url"] = (f'"http" "s"? "://" host-char{{1,{HOST_CHARS}}} ( ":" port )? '
+    rules["url"] = (f'[hH] [tT] [tT] [pP] [sS]? "://" host-char{{1,{HOST_CHARS}}} ( ":" port )? '
                     f'( [/?#] url-char{{0,{URL_PATH_CHARS}}} )?')
-    rules["host-char"] = "[a-zA-Z0-9._%-]"
+    rules["host-char"] = "[a-zA-Z0-9._%\\u00a1-\\U0010ffff-]"
     rules["port"] = _int_range(1, 65535)
     rules["url-char"] = f"[{URL_CLASS}]"
-    rules["sq-txt"] = r"""[^'\\\n<\x00] | esc | "<"{1,4} [^'\\\n</\x00]"""
-    rules["dq-txt"] = r"""[^"\\\n<\x00] | esc | "<"{1,4} [^"\\\n</\x00]"""
-    rules["sq-nm"] = r"""[^'\\\n<\x00] | esc"""
-    rules["dq-nm"] = r"""[^"\\\n<\x00] | esc"""
-    rules["esc"] = r""""\\" [nrt'"\\]"""
-    rules["sq-solid"] = f'["{SOLID_CLASS}]'
-    rules["dq-solid"] = f"['{SOLID_CLASS}]"
     rules["v-amount"] = f'"-"? ( {_int_range(0, 4096)} )'
-    rules["v-repeat"] = _int_range(1, 100)
+    rules["v-repeat"] = _int_range(1, MAX_REPEAT)
     rules["v-index"] = _int_range(0, 10000)
-    rules["v-duration"] = ('( [1-9] | [12] [0-9] ) ( "." [0-9]{1,2} )? | "30" ( ".0" )? | '
-                           '"0." [0-9]? [1-9]')
+    rules["v-duration"] = ('( [1-9] | [12] [0-9] ) ( "." [0-9]* )? | "30" ( "." "0"* )? | '
+                           '"0"? "." "0"* [1-9] [0-9]*')
     rules["v-axis"] = _choice("vertical", "horizontal")
     rules["v-direction"] = _choice("up", "down", "left", "right")
-    for limit in (3, 6):
-        rules[f"v-keys{limit}"] = (
-            f'"[" sp key ( sep key ){{0,{limit - 1}}} sp "]" | '
-            f'"(" sp key ( sep key ){{0,{limit - 1}}} ","? sp ")" | key'
-        )
+    _add_keys(rules)
     if "Sequence" in ACTION_SETS[surface]:
         _add_sequence(rules, surface)
+
+
+def _add_keys(rules: dict[str, str]) -> None:
+    """Key names: quoted, not blank, no `<` (but the key `<` itself), ≤ 1,024 chars."""
+    solid = "".join(c for c in WHITESPACE)
+    for quote, tag in zip(QUOTES, ("sq", "dq"), strict=True):
+        q = _escape(quote)
+        plain = _charset([quote, "\\", "<", "\0"], negate=True)
+        first = _charset([quote, "\\", "<", "\0", *solid], negate=True)
+        rules[f"{tag}-kc"] = f'{plain} | "\\\\" [^\\x00]'
+        rules[f"{tag}-key"] = (f'"{q}" ( {first} | "\\\\" [^\\x00] ) '
+                               f'{tag}-kc{{0,{MAX_KEY_CHARS - 1}}} "{q}" | "{q}<{q}"')
+    rules["key"] = "sq-key | dq-key"
+    for kind, limit in (("keys3", 3), ("keys128", MAX_KEYS)):
+        more = f"( sep key ){{0,{limit - 1}}}"
+        rules[f"v-{kind}"] = (f'"[" sp key {more} comma sp "]" | '
+                              f'"(" sp key {more} comma sp ")" | key')
 
 
 def _add_sequence(rules: dict[str, str], surface: Surface) -> None:
@@ -148,19 +384,27 @@ def _add_sequence(rules: dict[str, str], surface: Surface) -> None:
     middle = [n for n in inner if n not in ending]
     rules["child-mid"] = " | ".join(_rule_name(n) for n in middle)
     rules["child-any"] = " | ".join(_rule_name(n) for n in inner)
-    rules["v-actions"] = (
-        f'"[" sp child-mid ( sep child-mid ){{0,{MAX_SEQUENCE - 2}}} sep child-any sp "]"'
-    )
+    body = f"child-mid ( sep child-mid ){{0,{MAX_SEQUENCE - 2}}} sep child-any comma"
+    rules["v-actions"] = f'"[" sp {body} sp "]" | "(" sp {body} sp ")"'
 
 
-def _quoted(kind: str, least: int, most: int, solid_first: bool = False) -> str:
-    """A quoted string of least..most characters; `solid_first`: not starting with a
-    space (the parser strips names and keys and rejects them when empty)."""
-    if solid_first:
-        return (f"\"'\" sq-solid sq-{kind}{{{least - 1},{most - 1}}} \"'\" | "
-                f'"\\"" dq-solid dq-{kind}{{{least - 1},{most - 1}}} "\\""')
-    return (f"\"'\" sq-{kind}{{{least},{most}}} \"'\" | "
-            f'"\\"" dq-{kind}{{{least},{most}}} "\\""')
+# ------------------------------------------------------------------ GBNF pieces
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if char.isascii() and char.isalnum():
+        return char
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def _charset(chars: Iterable[str], negate: bool = False) -> str:
+    body = "".join(_escape(c) for c in dict.fromkeys(chars))
+    return f"[{'^' if negate else ''}{body}]"
 
 
 def _choice(*words: str) -> str:

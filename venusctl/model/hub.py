@@ -19,7 +19,7 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,13 +49,19 @@ class HubFile:
 
 @dataclass(frozen=True)
 class Selection:
-    """The files that make one model: text model (maybe in parts) and projector."""
+    """The files that make one model: text model (maybe in parts) and projector.
+
+    The projector comes from `projector_repo` at `projector_revision` when the model's
+    own repo has none (the default model's quantisations ship without one).
+    """
 
     repo: str
     revision: str
     quant: str
     model_files: tuple[HubFile, ...]
     projector: HubFile
+    projector_repo: str | None = None
+    projector_revision: str | None = None
 
     @property
     def files(self) -> tuple[HubFile, ...]:
@@ -115,8 +121,33 @@ def available_quants(files: Iterable[HubFile]) -> list[str]:
     return sorted(q for q in quants if q)
 
 
-def select_files(files: list[HubFile], repo: str, revision: str, quant: str) -> Selection:
-    """Pick the text model with `quant` and the best projector from a repo listing."""
+PROJECTOR_FALLBACKS = {
+    "bartowski/UI-Venus-2-9B-GGUF": "prithivMLmods/inclusionAI-UI-Venus-2-9B-GGUF",
+}
+"""Where a repo's missing projector comes from (the same model, another quantiser)."""
+
+
+def remote_selection(repo: str, quant: str, say: Say) -> Selection:
+    """The model and projector to download for `repo:quant`, a projector from the
+    repo's fallback (`PROJECTOR_FALLBACKS`) when the repo has none, said to the user."""
+    commit, files = remote_files(repo)
+    fallback = PROJECTOR_FALLBACKS.get(repo)
+    if fallback is None or any(is_projector(f.path) for f in _ggufs(files)):
+        return select_files(files, repo, commit, quant)
+    other_commit, other_files = remote_files(fallback)
+    projectors = [f for f in _ggufs(other_files) if is_projector(f.path)]
+    if not projectors:
+        raise UsageError(f"neither {repo} nor {fallback} has a projector (mmproj) GGUF; "
+                         f"pass --mmproj PATH")
+    selection = select_files(files, repo, commit, quant, projector=_best_projector(projectors))
+    say(f"{repo} has no projector (mmproj); using {selection.projector.path} from {fallback}")
+    return replace(selection, projector_repo=fallback, projector_revision=other_commit)
+
+
+def select_files(files: list[HubFile], repo: str, revision: str, quant: str,
+                 projector: HubFile | None = None) -> Selection:
+    """Pick the text model with `quant` and the best projector from a repo listing
+    (`projector`: one from elsewhere, for a repo that has none)."""
     wanted = quant.upper()
     ggufs = _ggufs(files)
     text = [f for f in ggufs if not is_projector(f.path) and quant_of(f.path) == wanted]
@@ -129,10 +160,11 @@ def select_files(files: list[HubFile], repo: str, revision: str, quant: str) -> 
         raise UsageError(f"{repo} has several {wanted} models ({names}); "
                          f"download one with --model PATH after fetching it yourself")
     projectors = [f for f in ggufs if is_projector(f.path)]
-    if not projectors:
+    if projector is None and not projectors:
         raise UsageError(f"{repo} has no projector (mmproj) GGUF; venusctl needs one to see "
                          f"screenshots — choose a repo that ships it")
-    return Selection(repo, revision, wanted, tuple(groups[0]), _best_projector(projectors))
+    return Selection(repo, revision, wanted, tuple(groups[0]),
+                     _best_projector(projectors) if projectors else projector)  # type: ignore[arg-type]
 
 
 def _group_parts(files: list[HubFile]) -> list[list[HubFile]]:
@@ -240,7 +272,10 @@ def _first_line(exc: BaseException) -> str:
 def download(selection: Selection, cache_dir: Path, say: Say) -> LocalModel:
     """Fetch every file of `selection` into the hub cache; each one is verified."""
     paths = [fetch(selection.repo, selection.revision, f, cache_dir, say)
-             for f in selection.files]
+             for f in selection.model_files]
+    paths.append(fetch(selection.projector_repo or selection.repo,
+                       selection.projector_revision or selection.revision,
+                       selection.projector, cache_dir, say))
     return LocalModel(paths[0], paths[-1], selection.repo, selection.quant,
                       selection.revision, selection.total_bytes)
 
@@ -377,8 +412,27 @@ def _models_in(repo: str, revision: Any) -> list[LocalModel]:
 
 
 def find_cached(repo: str, quant: str, cache_dir: Path) -> LocalModel | None:
-    """The newest cached snapshot of `repo` that holds a `quant` model and a projector."""
-    for model in cached_models(cache_dir):
+    """The newest cached snapshot of `repo` that holds a `quant` model and a projector
+    (its own, else one cached from its fallback repo)."""
+    models = cached_models(cache_dir)
+    for model in models:
         if model.repo == repo and model.quant == quant.upper() and model.mmproj_path:
             return model
+    fallback = PROJECTOR_FALLBACKS.get(repo)
+    projector = cached_projector(fallback, cache_dir) if fallback else None
+    for model in models:
+        if model.repo == repo and model.quant == quant.upper() and projector is not None:
+            return replace(model, mmproj_path=projector,
+                           size_bytes=model.size_bytes + projector.stat().st_size)
     return None
+
+
+def cached_projector(repo: str, cache_dir: Path) -> Path | None:
+    """The best projector cached from `repo` (any snapshot), if there is one."""
+    from huggingface_hub.file_download import repo_folder_name
+
+    snapshots = cache_dir / repo_folder_name(repo_id=repo, repo_type="model") / "snapshots"
+    found = [p for p in snapshots.glob("*/**/*.gguf") if is_projector(p.name) and p.exists()]
+    if not found:
+        return None
+    return min(found, key=lambda p: _projector_rank(p.name))

@@ -15,6 +15,7 @@ from typing import Any
 
 from venusctl.actions import Surface
 from venusctl.model.base import Completion, Message, Model, OnText, SamplingOptions
+from venusctl.profile import InterfaceProfile, profile_for
 
 
 class DeferredModel:
@@ -64,8 +65,8 @@ class DeferredModel:
             inner.close()
 
 
-def open_deferred(flags: Mapping[str, Any], surface: Surface, assume_yes: bool = False
-                  ) -> Model:
+def open_deferred(flags: Mapping[str, Any], surface: Surface, assume_yes: bool = False,
+                  profile: InterfaceProfile | None = None) -> Model:
     """Like `select.open_model`, but a local model is only found now and loaded later.
 
     A server is opened at once: that costs one small request, and a wrong URL or key
@@ -74,10 +75,11 @@ def open_deferred(flags: Mapping[str, Any], surface: Surface, assume_yes: bool =
     from venusctl.model import select
 
     config = select.resolve(flags)
+    profile = profile or profile_for(surface.value, select.interface_choice(flags)[0])
     if select.backend(config) == "server":
-        return select.open_server(config, surface)
+        return select.open_server(config, surface, profile)
     local = select.local_model(config, assume_yes, select.terminal_consent, _say)
-    return DeferredModel(lambda: select.open_llama(local, config, surface),
+    return DeferredModel(lambda: select.open_llama(local, config, surface, profile),
                          name=f"llama.cpp:{local.model_path.name}", supports_grammar=True)
 
 

@@ -26,6 +26,7 @@ from venusctl.actions import Surface, split_answer
 from venusctl.errors import ModelError, UsageError
 from venusctl.model.base import Completion, ImagePart, Message, OnText, SamplingOptions
 from venusctl.model.chat_template import ChatTemplate, Rendered
+from venusctl.model.finish import FinishWindow
 from venusctl.model.grammar import GrammarOptions, action_grammar
 from venusctl.model.native import BackendInfo, Context, ContextParams, State, TextModel
 from venusctl.model.native import backend_info as _backend_info
@@ -35,10 +36,11 @@ from venusctl.model.vision import Prompt, Unit, Vision, VisionParams
 
 log = logging.getLogger(__name__)
 
-DEFAULT_IMAGE_MIN_TOKENS = 1024
-"""llama.cpp's advice for Qwen-VL grounding: at least ~1024 image tokens."""
-DEFAULT_IMAGE_MAX_TOKENS = 1280
-"""A 1920x1080 desktop lands at 1,222 tokens, a 1080x2400 phone at 1,272 (llama.cpp: 4,096)."""
+DEFAULT_IMAGE_MIN_TOKENS: int | None = None
+DEFAULT_IMAGE_MAX_TOKENS: int | None = None
+"""None: screenshots go in unresized, up to the projector's own limit (4,096 tokens), as
+the authors send them; the interface profile (`venusctl.profile`, `--interface lean`)
+or `--image-max-tokens` set a budget."""
 STOP = "</action>"
 CONTEXT_STEP = 1024
 DEFAULT_SNAPSHOTS = 2
@@ -222,6 +224,7 @@ class LlamaModel:
         seed = options.seed if options.seed is not None else 0x5EED + self._calls
         sampler = Sampler(self.text, options, grammar, seed)
         closing = _ThoughtBudget(self.text, options, rendered, active=grammar is not None)
+        finish = FinishWindow(self.text, options, active=grammar is not None)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
         text = ""
         generated = 0
@@ -229,7 +232,7 @@ class LlamaModel:
             for _ in range(options.max_tokens):
                 token = closing.forced(generated, text, sampler)
                 if token is None:
-                    token = sampler.sample(context.logits())
+                    token = sampler.sample(finish.logits(context.logits(), generated))
                     if self.text.is_eog(token):
                         break
                 sampler.accept(token)

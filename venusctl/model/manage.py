@@ -18,8 +18,7 @@ from venusctl.model.hub import (
     find_cached,
     hub_cache_dir,
     parse_reference,
-    remote_files,
-    select_files,
+    remote_selection,
 )
 from venusctl.model.select import backend, sibling_projector
 
@@ -30,9 +29,8 @@ def pull(reference: str | None, quant: str | None, say: Say) -> LocalModel:
     """Download a model and its projector (default: the configured repo and quant)."""
     config = resolve({})
     repo, quant = _repo_and_quant(reference, quant, config)
-    commit, files = remote_files(repo)
-    selection = select_files(files, repo, commit, quant)
-    say(f"{repo}@{commit[:10]}: {', '.join(f.path for f in selection.files)}")
+    selection = remote_selection(repo, quant, say)
+    say(f"{repo}@{selection.revision[:10]}: {', '.join(f.path for f in selection.files)}")
     return download(selection, hub_cache_dir(), say)
 
 

@@ -51,12 +51,13 @@ class Sampler:
     def _chain(self, options: SamplingOptions, seed: int) -> object:
         llama = self.llama
         chain = llama.llama_sampler_chain_init(llama.llama_sampler_chain_default_params())
-        if options.repeat_penalty != 1.0:
+        if options.repeat_penalty != 1.0 or options.frequency_penalty:
             # The 0.3.36 binding declares an extra leading int that the C function
             # (penalty_last_n, repeat, freq, present) does not have; passing the
             # window in both slots is right either way.
             llama.llama_sampler_chain_add(chain, llama.llama_sampler_init_penalties(
-                PENALTY_WINDOW, PENALTY_WINDOW, options.repeat_penalty, 0.0, 0.0))
+                PENALTY_WINDOW, PENALTY_WINDOW, options.repeat_penalty,
+                options.frequency_penalty, 0.0))
         if options.temperature <= 0:
             llama.llama_sampler_chain_add(chain, llama.llama_sampler_init_greedy())
         else:

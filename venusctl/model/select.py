@@ -35,9 +35,9 @@ from venusctl.model.hub import (
     is_projector,
     parse_reference,
     quant_of,
-    remote_files,
-    select_files,
+    remote_selection,
 )
+from venusctl.profile import InterfaceProfile, choose_mode, profile_for
 
 log = logging.getLogger(__name__)
 
@@ -51,13 +51,46 @@ def open_model(
     surface: Surface,
     assume_yes: bool = False,
     consent: Consent | None = None,
+    profile: InterfaceProfile | None = None,
 ) -> Model:
-    """The model the settings name, opened and ready to answer."""
+    """The model the settings name, opened and ready to answer.
+
+    `profile` supplies the image budget the flags leave open (default: the surface's
+    profile in the interface mode `interface_choice` picks for these settings).
+    """
     config = resolve(flags)
+    profile = profile or profile_for(surface.value, interface_choice(flags)[0])
     if backend(config) == "server":
-        return open_server(config, surface)
+        return open_server(config, surface, profile)
     local = local_model(config, assume_yes, consent or terminal_consent, _say)
-    return open_llama(local, config, surface)
+    return open_llama(local, config, surface, profile)
+
+
+def interface_choice(flags: Mapping[str, Any]) -> tuple[str, str]:
+    """The interface mode (authors or lean) these settings get, and why.
+
+    `authors` for a server or a local model on a GPU, `lean` on a CPU-only local model;
+    `--interface` (or VENUSCTL_INTERFACE, `[model] interface`) decides when given.
+    """
+    config = resolve(flags)
+    kind = backend(config)
+    on_gpu = kind == "local" and config.interface is None and local_on_gpu(config.gpu_layers)
+    return choose_mode(config.interface, kind, on_gpu)
+
+
+def local_on_gpu(gpu_layers: int | None) -> bool:
+    """Whether a local model would run on a GPU: llama.cpp's build can offload (its
+    own `llama_supports_gpu_offload`) and layers are offloaded."""
+    from venusctl.model.llama import LlamaSettings
+
+    layers = gpu_layers if gpu_layers is not None else LlamaSettings.gpu_layers
+    if layers == 0:
+        return False
+    try:
+        import llama_cpp
+    except ImportError:
+        return False
+    return bool(llama_cpp.llama_supports_gpu_offload())
 
 
 def backend(config: ModelConfig) -> str:
@@ -167,11 +200,10 @@ def _from_hub(
         return cached
     pull_hint = f"run `venusctl model pull {repo} --quant {quant}`"
     try:
-        commit, files = remote_files(repo)
+        selection = remote_selection(repo, quant, say)
     except HubUnreachable as exc:
         raise ModelError(f"no local model {repo}:{quant} and {exc}; {pull_hint} when online, "
                          f"or pass --model PATH or --server URL") from None
-    selection = select_files(files, repo, commit, quant)
     if not assume_yes and not consent(selection):
         raise ModelError(f"no local model {repo}:{quant} "
                          f"({human_size(selection.total_bytes)} to download); {pull_hint}, "
@@ -204,8 +236,10 @@ def _say(text: str) -> None:
 # ---------------------------------------------------------------- backends
 
 
-def open_llama(local: LocalModel, config: ModelConfig, surface: Surface) -> Model:
-    """The in-process llama.cpp backend; unset options keep its own defaults."""
+def open_llama(local: LocalModel, config: ModelConfig, surface: Surface,
+               profile: InterfaceProfile | None = None) -> Model:
+    """The in-process llama.cpp backend; the image budget comes from the flags, else from
+    the interface profile; other unset options keep the backend's own defaults."""
     from venusctl.model.llama import LlamaModel, LlamaSettings
 
     options = {
@@ -214,15 +248,23 @@ def open_llama(local: LocalModel, config: ModelConfig, surface: Surface) -> Mode
                      "image_max_tokens", "grammar")
         if getattr(config, name) is not None
     }
+    if profile is not None and config.image_max_tokens is None:
+        options["image_max_tokens"] = profile.image_max_tokens
     settings = LlamaSettings(model_path=local.model_path, mmproj_path=local.mmproj_path,
                              **options)
     return LlamaModel(settings, surface)
 
 
-def open_server(config: ModelConfig, surface: Surface | None = None) -> Model:
+def open_server(config: ModelConfig, surface: Surface | None = None,
+                profile: InterfaceProfile | None = None) -> Model:
+    """An OpenAI-compatible server; `--image-max-tokens` (else the profile's budget)
+    shrinks screenshots before they are sent, the server's processor does the rest."""
     from venusctl.model.server import ServerModel, ServerSettings
 
     url = config.server or ""
+    budget = config.image_max_tokens
+    if budget is None and profile is not None:
+        budget = profile.image_max_tokens
     return ServerModel(surface=surface, settings=ServerSettings(
         url=url,
         model=config.server_model,
@@ -230,6 +272,7 @@ def open_server(config: ModelConfig, surface: Surface | None = None) -> Model:
         timeout_s=config.server_timeout,
         retries=config.server_retries,
         grammar=config.server_grammar,
+        image_max_tokens=budget,
     ))
 
 

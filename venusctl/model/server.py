@@ -5,8 +5,10 @@ all speak `POST {base}/chat/completions`. What differs is handled here, once:
 reasoning arrives inside the text (`…</think>`), in `reasoning_content` (llama-server,
 older vLLM) or in `reasoning` (newer vLLM, Ollama), and is normalised to
 `<think>…</think>`; thinking is switched with `chat_template_kwargs.enable_thinking`
-(llama-server, vLLM; others ignore it); the repetition penalty goes under both of its
-names; timings and cached-token counts are read where the server reports them.
+(llama-server, vLLM; others ignore it) and, like the authors' harness, sent only to
+turn thinking off (on is the template's default); the repetition penalty goes under
+both of its names; timings and cached-token counts are read where the server reports
+them. Screenshots go as they are unless an image budget is set (`venusctl.model.images`).
 
 The API key travels only in the Authorization header. It is never part of the
 model's name, a log line, an error message or the run record.
@@ -26,13 +28,13 @@ import httpx
 
 from venusctl.actions import Surface, normalize_answer
 from venusctl.errors import ModelError, UsageError
-from venusctl.model.base import Completion, Message, OnText, SamplingOptions
+from venusctl.model.base import Completion, ImagePart, Message, OnText, SamplingOptions
+from venusctl.model.images import fit
 
 log = logging.getLogger(__name__)
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_BACKOFF_S = 30.0
-ACTION_RESERVE_TOKENS = 160  # `</think>` plus one action, most of them far shorter
 _REASONING_KEYS = ("reasoning_content", "reasoning")
 
 
@@ -46,6 +48,7 @@ class ServerSettings:
     retries: int = 3
     backoff_s: float = 1.0
     grammar: bool = False  # send GBNF grammars (llama-server and llama-cpp-python accept them)
+    image_max_tokens: int | None = None  # scale screenshots down to this many 32x32 cells
 
 
 def base_url(url: str) -> str:
@@ -120,17 +123,21 @@ class ServerModel:
         """The JSON sent to the server (tests and --verbose look at it, minus images)."""
         body: dict[str, Any] = {
             "model": self.served,
-            "messages": [m.to_openai() for m in messages],
+            "messages": [self._fitted(m).to_openai() for m in messages],
             "max_tokens": options.max_tokens,
             "temperature": options.temperature,
-            "top_p": options.top_p,
             "stream": True,
             "stream_options": {"include_usage": True},
-            "chat_template_kwargs": {"enable_thinking": options.thinking},
         }
+        if options.top_p != 1.0:
+            body["top_p"] = options.top_p
+        if not options.thinking:
+            body["chat_template_kwargs"] = {"enable_thinking": False}
         if options.repeat_penalty != 1.0:
             body["repeat_penalty"] = options.repeat_penalty  # llama.cpp, LM Studio
             body["repetition_penalty"] = options.repeat_penalty  # vLLM
+        if options.frequency_penalty:
+            body["frequency_penalty"] = options.frequency_penalty
         if options.seed is not None:
             body["seed"] = options.seed
         grammar = options.grammar or self._navigation_grammar(options)
@@ -138,22 +145,26 @@ class ServerModel:
             body["grammar"] = grammar
         return body
 
+    def _fitted(self, message: Message) -> Message:
+        budget = self.settings.image_max_tokens
+        if budget is None or not message.images:
+            return message
+        parts = tuple(fit(p, budget) if isinstance(p, ImagePart) else p for p in message.parts)
+        return Message(message.role, parts)
+
     def _navigation_grammar(self, options: SamplingOptions) -> str | None:
         """The surface's action grammar, when the server takes GBNF (`[server] grammar`).
 
         The Qwen3.5 template opens `<think>` in the prompt when thinking is on and
         writes an empty closed think block when it is off; the grammar starts there.
-        A server cannot be told mid-answer to close the thought, so the thought is
-        bounded to leave room for the action within `max_tokens` (a token is at
-        least one character).
+        The thought may hold any characters until `</think>`; like every answer it is
+        bounded by `max_tokens`.
         """
         if not self.supports_grammar or self.surface is None:
             return None
-        from venusctl.model.grammar import THOUGHT_CHARS, GrammarOptions, action_grammar
+        from venusctl.model.grammar import GrammarOptions, action_grammar
 
-        room = max(0, min(THOUGHT_CHARS, options.max_tokens - ACTION_RESERVE_TOKENS))
-        return action_grammar(self.surface, GrammarOptions(thinking=options.thinking,
-                                                           thought_chars=room))
+        return action_grammar(self.surface, GrammarOptions(thinking=options.thinking))
 
     # ------------------------------------------------------------- internals
     def _backoff(self, attempt: int) -> float:

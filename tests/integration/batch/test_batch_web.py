@@ -29,7 +29,9 @@ def task_file(tmp_path: Path, shop_url: str, tasks: list[dict], **defaults) -> P
             task["answers"] = name
     path = tmp_path / "tasks.yaml"
     path.write_text(yaml.safe_dump({
-        "name": "shop", "defaults": {"driver": "web", "url": shop_url + "/", **defaults},
+        # the scripted answers point at the shop as laid out in a 1280x800 viewport
+        "name": "shop", "defaults": {"driver": "web", "url": shop_url + "/",
+                                     "viewport": "1280x800", **defaults},
         "tasks": tasks}, sort_keys=False))
     return path
 

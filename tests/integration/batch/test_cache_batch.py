@@ -12,7 +12,7 @@ from tests.support.cli import venusctl
 from tests.support.script_server import ScriptServer
 
 TASK = "Open the About page."
-ABOUT = ["<think>The About link.</think><action>Click(point=(105, 513))</action>",
+ABOUT = ["<think>The About link.</think><action>Click(point=(137, 535))</action>",
          "<think>It is open.</think><action>Finished(content='The About page is open')</action>"]
 
 

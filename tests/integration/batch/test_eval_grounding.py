@@ -70,7 +70,8 @@ class Predictor:
     def complete(self, messages, options, on_text=None) -> Completion:
         assert options.thinking is False and options.temperature == 0.0
         text = messages[-1].text
-        sample = next(s for s in self.samples if f": {s.instruction}\n" in text)
+        sample = next(s for s in self.samples  # the instruction on its own line
+                      if f"\n{s.instruction.rstrip('.')}. \n" in text)
         if self.constant is not None:
             return Completion(text=self.constant)
         return Completion(text=centre_answer(sample))

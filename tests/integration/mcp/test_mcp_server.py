@@ -158,7 +158,7 @@ def test_bad_arguments_are_clear_tool_errors_and_the_server_keeps_running(
     assert "no session named 'nope'" in results[3].content[0].text
     image = results[4]
     assert not image.is_error and image.content[0].type == "image"
-    assert image.content[0].mime_type == "image/jpeg" and len(image.content[0].data) > 1000
+    assert image.content[0].mime_type == "image/png" and len(image.content[0].data) > 1000
 
 
 def test_secret_values_are_never_returned_or_logged(shop, browser_path, tmp_path,

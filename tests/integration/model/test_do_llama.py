@@ -57,10 +57,50 @@ def test_a_multi_step_run_on_the_local_model(shop, tiny_model, tmp_path):
         assert stats["image_tokens"] > 0 and stats["prompt_tokens"] > stats["image_tokens"]
         assert stats["prefill_s"] > 0 and stats["decode_s"] > 0
         for grid, pixels in zip(step["grid"], step["pixels"], strict=True):
-            assert pixels == [round(grid[0] * 1280 / 1000), round(grid[1] * 800 / 1000)]
+            assert pixels == [round(grid[0] * 1024 / 1000), round(grid[1] * 768 / 1000)]
     assert steps[0]["model"]["reused_tokens"] == 0
     assert all(step["model"]["reused_tokens"] > 0 for step in steps[1:])
     assert "/" in shop.state.visits
+
+
+def test_a_cpu_only_local_model_gets_the_lean_interface_and_says_why(shop, tiny_model,
+                                                                      tmp_path):
+    runs = tmp_path / "runs"
+    result = venusctl(
+        "do", "open the about page", "--driver", "web", "--url", shop.url + "/",
+        "--browser-path", chromium(), *model_args(tiny_model), "--max-steps", "1",
+        "--max-tokens", "64", "--confirm", "never", "--yes", "--runs-dir", str(runs),
+        timeout=300)
+    first = result.stderr.splitlines()[0]
+    assert "interface lean (CPU-only local model: screenshots capped at 1280 tokens" in first
+    settings = json.loads((only_run(runs) / "run.json").read_text())["settings"]
+    assert (settings["interface"], settings["image_max_tokens"]) == ("lean", 1280)
+    assert settings["history_images"] == 0 and settings["thinking"] is False
+    assert settings["prompts"] == "builtin"
+
+
+def test_interface_authors_sends_the_screenshot_unresized(tiny_model, tmp_path):
+    """A 1080x2400 phone screenshot: 2,550 image tokens as captured, 1,272 under lean."""
+    from PIL import Image
+
+    image = tmp_path / "phone.png"
+    Image.new("RGB", (1080, 2400), (30, 120, 200)).save(image)
+    tokens = {}
+    for mode in ("authors", "lean"):
+        result = venusctl("ground", "the blue screen", str(image), *model_args(tiny_model),
+                          "--interface", mode, "--json", timeout=300)
+        assert result.returncode in (0, 1), result.stderr
+        tokens[mode] = json.loads(result.stdout)["image_tokens"]
+    assert tokens == {"authors": 2550, "lean": 1272}
+
+
+def test_an_unknown_interface_is_one_line_and_exit_2(tiny_model, tmp_path):
+    image = tmp_path / "screen.png"
+    image.write_bytes(screenshot(0).data)
+    result = venusctl("ground", "x", str(image), *model_args(tiny_model), "--interface", "huge")
+    assert result.returncode == 2
+    assert result.stderr.strip() == ("venusctl: --interface: 'huge' is not one of: authors, "
+                                     "lean")
 
 
 def test_a_corrupt_model_is_one_line_and_exit_5(tiny_model, tmp_path):

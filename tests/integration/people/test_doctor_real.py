@@ -65,8 +65,10 @@ def test_every_check_passes_on_a_ready_machine(display, adb_port, tiny_model):
     }, "--load")
     checks = {c["name"]: c for c in report["checks"]}
     assert list(checks) == ["android: adb", "desktop: display", "web: browser", "model: files",
-                            "model: loadable", "model: loads", "llama.cpp build",
+                            "model: loadable", "model: loads", "llama.cpp build", "prompts",
                             "secrets: keyring", "memory"]
+    assert checks["prompts"]["status"] == "ok"
+    assert "venusctl prompts pull" in checks["prompts"]["detail"]  # says how to get them
     assert checks["android: adb"]["status"] == "warn"  # adb answers; no phone is plugged in
     assert checks["desktop: display"]["status"] == "ok"
     assert checks["model: loadable"]["detail"].startswith("qwen35")

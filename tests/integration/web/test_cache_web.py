@@ -71,7 +71,7 @@ def test_an_order_done_again_asks_the_model_nothing(shop, browser_path, model, t
     listed = venusctl("cache", "list", "--json")
     (entry,) = [json.loads(line) for line in listed.stdout.splitlines()]
     assert entry["steps"] == 7 and entry["place"] == "127.0.0.1"
-    assert entry["task"] == TASK and entry["screen"] == "1280x800"
+    assert entry["task"] == TASK and entry["screen"] == "1024x768"
 
 
 def test_a_page_changed_at_step_4_is_answered_by_the_model_from_there(

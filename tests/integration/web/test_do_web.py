@@ -25,8 +25,9 @@ ORDER = [
 
 def web_args(shop, browser_path, tmp_path: Path, answers: list[str], *extra: str) -> list[str]:
     answers_file = write_answers(tmp_path / "answers.jsonl", answers)
-    return ["do", "order a green one for Ada Lovelace", "--driver", "web",
-            "--url", shop.url + "/", "--browser-path", browser_path,
+    # the scripted answers point at the shop as laid out in a 1280x800 viewport
+    return ["do", "order a green one for Ada Lovelace", "--driver", "web", "--viewport",
+            "1280x800", "--url", shop.url + "/", "--browser-path", browser_path,
             "--model-file", str(answers_file), "--runs-dir", str(tmp_path / "runs"), *extra]
 
 
@@ -177,10 +178,10 @@ def test_act_and_screenshot_commands(shop, browser_path, tmp_path):
     result = venusctl("screenshot", str(shot), "--driver", "web", "--url", shop.url + "/",
                       "--browser-path", browser_path)
     assert result.returncode == 0, result.stderr
-    assert shot.read_bytes().startswith(b"\x89PNG") and "1280x800" in result.stdout
+    assert shot.read_bytes().startswith(b"\x89PNG") and "1024x768" in result.stdout
     result = venusctl("act", "Click(point=(125, 588))", "--driver", "web", "--url",
                       shop.url + "/", "--browser-path", browser_path, "--confirm", "never",
-                      "--yes")
+                      "--yes", "--viewport", "1280x800")
     assert result.returncode == 0, result.stderr
     assert "Click(point=(160, 470))" in result.stdout
     assert "link 'Offers (new tab)'" in result.stdout
