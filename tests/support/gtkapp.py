@@ -211,9 +211,9 @@ def files(scene: Scene) -> None:
     trash = scene.name("trash", Gtk.Button(label="Trash"))
     archive = scene.name("archive", Gtk.Button(label="Archive"))
     window.add(row(listbox, column(archive, trash)))
-    listbox.connect("key-press-event", lambda _w, e: _file_keys(scene, listbox, e))
-    listbox.connect("button-press-event", lambda _w, e: _file_press(scene, listbox, e))
-    listbox.connect("button-release-event", lambda _w, e: _file_drop(scene, listbox, e))
+    window.connect("key-press-event", lambda _w, e: _file_keys(scene, listbox, e))
+    window.connect("button-press-event", lambda _w, e: _file_press(scene, listbox, e))
+    window.connect("button-release-event", lambda _w, e: _file_drop(scene, listbox, e))
     scene.focus = window
     listbox.get_row_at_index(0).grab_focus()
 
@@ -232,7 +232,8 @@ def _file_keys(scene: Scene, listbox: Gtk.ListBox, event: Gdk.EventKey) -> bool:
 
 
 def _file_press(scene: Scene, listbox: Gtk.ListBox, event: Gdk.EventButton) -> bool:
-    if event.button != 3:
+    x, y, w, h = _root_box(listbox)
+    if event.button != 3 or not (x <= event.x_root < x + w and y <= event.y_root < y + h):
         return False
     menu = Gtk.Menu()
     for label, effect in (("Open", "opened"), ("Delete", "deleted")):
@@ -241,13 +242,13 @@ def _file_press(scene: Scene, listbox: Gtk.ListBox, event: Gdk.EventButton) -> b
         menu.append(item)
     menu.show_all()
     menu.attach_to_widget(listbox)
-    menu.popup_at_pointer(event)
 
     def report(_menu: Gtk.Menu) -> None:
         items = {c.get_label().lower(): c for c in menu.get_children()}
         scene.named.update({f"menu_{k}": v for k, v in items.items()})
         GLib.timeout_add(100, scene.report_ready)
     menu.connect("map", report)
+    menu.popup_at_pointer(event)
     scene.menu = menu  # type: ignore[attr-defined]  # keep a reference while it shows
     return True
 

@@ -67,11 +67,13 @@ class TkApp:
     window: list[int] = field(default_factory=list)
 
     @classmethod
-    def launch(cls, server: XServer, log: Path, geometry: str = "800x600+100+50") -> TkApp:
+    def launch(cls, server: XServer, log: Path, geometry: str = "800x600+100+50",
+               scenario: str | None = None) -> TkApp:
         log.touch()
+        more = ["--scenario", scenario] if scenario else []
         process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.tkapp", str(log), "--geometry", geometry],
-            cwd=ROOT, env=server.env(), stderr=subprocess.PIPE)
+            [sys.executable, "-m", "tests.support.tkapp", str(log), "--geometry", geometry,
+             *more], cwd=ROOT, env=server.env(), stderr=subprocess.PIPE)
         app = cls(process, log)
         ready = app.wait_for(lambda e: e["event"] == "ready", timeout=20)
         app.widgets = ready["widgets"]
