@@ -85,6 +85,7 @@ class StepRecord:
     pixels: list[list[int]] = field(default_factory=list)
     placed: str | None = None
     element: dict[str, Any] | None = None
+    targets: list[dict[str, Any]] = field(default_factory=list)
     verdict: dict[str, str] | None = None
     reply: str | None = None
     feedback: str | None = None
