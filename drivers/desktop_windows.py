@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from venusctl.drivers.desktop_terminals import is_terminal
+
 log = logging.getLogger(__name__)
+
+Box = tuple[int, int, int, int]
 
 MAX_DEPTH = 4
 
@@ -38,6 +44,14 @@ class Windows(Protocol):
     def at(self, x: int, y: int) -> WindowInfo | None: ...
 
     def active(self) -> WindowInfo | None: ...
+
+    def boxes(self) -> list[Box]:
+        """The rectangles of the viewable top-level windows, bottom to top."""
+        ...
+
+    def shield(self, x: int, y: int) -> Any:
+        """A context manager: while it lasts, a window of ours covers (x, y)."""
+        ...
 
     def close(self) -> None: ...
 
@@ -86,6 +100,47 @@ class X11Windows:
             log.debug("active window lookup failed: %s", exc)
         return None
 
+    def boxes(self) -> list[Box]:
+        found: list[Box] = []
+        try:
+            for child in self.root.query_tree().children:
+                attrs = child.get_attributes()
+                if attrs.map_state != self._X.IsViewable or attrs.win_class == self._X.InputOnly:
+                    continue
+                geom = child.get_geometry()
+                found.append((geom.x, geom.y, geom.width, geom.height))
+        except self._errors() as exc:
+            log.debug("listing windows failed: %s", exc)
+        return found
+
+    @contextmanager
+    def shield(self, x: int, y: int) -> Iterator[None]:
+        """A tiny override-redirect window of ours on top at (x, y), while the block runs.
+
+        Whatever holds the pointer grab then sees the pointer leave its widget, and a
+        drag in progress finds no drop target there (our window takes no drops).
+        """
+        window = None
+        try:
+            window = self.root.create_window(
+                x - 2, y - 2, 5, 5, 0, self.display.screen().root_depth,
+                self._X.InputOutput, self._X.CopyFromParent, override_redirect=True,
+                background_pixel=self.display.screen().white_pixel)
+            window.map()
+            window.configure(stack_mode=self._X.Above)
+            self.display.sync()
+        except self._errors() as exc:
+            log.debug("no shield window: %s", exc)
+        try:
+            yield
+        finally:
+            if window is not None:
+                try:
+                    window.destroy()
+                    self.display.sync()
+                except self._errors() as exc:
+                    log.debug("removing the shield window: %s", exc)
+
     def close(self) -> None:
         try:
             self.display.close()
@@ -120,9 +175,12 @@ class X11Windows:
         extra: dict[str, Any] = {"window_id": hex(client.id)}
         if wm_class:
             extra["wm_class"] = list(wm_class)
+            extra["window_class"] = wm_class[1] or wm_class[0]
         process = _process_name(pid)
         if process:
             extra["process"] = process
+        if wm_class or process:
+            extra["terminal"] = is_terminal(wm_class or (), process)
         app = wm_class[1] if wm_class else process
         return WindowInfo(title=title, app=app, pid=pid, bounds=bounds, extra=extra)
 
@@ -174,6 +232,17 @@ class PyGetWindowWindows:
             return None
         return _from_gw(found[0]) if found else None
 
+    def boxes(self) -> list[Box]:
+        try:
+            return [b for b in (_from_gw(w).bounds for w in self.gw.getAllWindows()) if b]
+        except Exception as exc:
+            log.debug("getAllWindows: %s", exc)
+            return []
+
+    @contextmanager
+    def shield(self, x: int, y: int) -> Iterator[None]:
+        yield  # no window of our own here: the pointer alone moves away
+
     def active(self) -> WindowInfo | None:
         try:
             window = self.gw.getActiveWindow()
@@ -196,6 +265,13 @@ class NoWindows:
 
     def active(self) -> WindowInfo | None:
         return None
+
+    def boxes(self) -> list[Box]:
+        return []
+
+    @contextmanager
+    def shield(self, x: int, y: int) -> Iterator[None]:
+        yield
 
     def close(self) -> None:
         return None

@@ -310,9 +310,13 @@ def languages(scene: Scene) -> None:
 
 
 def release(scene: Scene) -> None:
-    """One big "Delete" button, for pressing and releasing in separate steps."""
+    """A big "Delete" button, and a "Press and hold" one that reads "Release to delete
+    all files" while it is held (a press that looks harmless, a release that is not)."""
     window = scene.window("Release test")
-    window.add(column(scene.button("delete", "Delete", "deleted")))
+    hold = scene.button("hold", "Press and hold", "deleted_all")
+    hold.connect("button-press-event",
+                 lambda b, _e: b.set_label("Release to delete all files") and False)
+    window.add(column(scene.button("delete", "Delete", "deleted"), hold))
     scene.focus = window
 
 

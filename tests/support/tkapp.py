@@ -269,10 +269,14 @@ def scene_mnemonics(root: tk.Tk, log: EventLog) -> dict[str, tk.Widget]:
 
 
 def scene_release(root: tk.Tk, log: EventLog) -> dict[str, tk.Widget]:
+    """A "Delete" button, and one that says "Release to delete all files" once pressed."""
     root.title("Release test")
-    button = _button(root, log, "Delete", "deleted", font=("DejaVu Sans", 24))
-    button.pack(fill="both", expand=True, padx=40, pady=40)
-    return {"delete": button}
+    widgets = {"delete": _button(root, log, "Delete", "deleted", font=("DejaVu Sans", 20)),
+               "hold": _button(root, log, "Press and hold", "deleted_all",
+                               font=("DejaVu Sans", 20))}
+    widgets["hold"].bind("<ButtonPress-1>", lambda _e: widgets["hold"].configure(
+        text="Release to delete all files"), add="+")
+    return _pack(widgets)
 
 
 SCENES: dict[str, Any] = {

@@ -60,6 +60,10 @@ HELD = [
          "MouseUp(box={delete})", effect="deleted"),
     held("tk-mouseup-on-delete", "tk:release", "MouseDown(box={delete})",
          "MouseUp(box={delete})", effect="deleted"),
+    held("gtk-mouseup-on-release-to-delete", "gtk:release", "MouseDown(box={hold})",
+         "MouseUp(box={hold})", effect="deleted_all"),
+    held("tk-mouseup-on-release-to-delete", "tk:release", "MouseDown(box={hold})",
+         "MouseUp(box={hold})", effect="deleted_all"),
     held("gtk-mouseup-file-on-trash", "gtk:files", "MouseDown(box={file0})",
          "MouseUp(box={trash})", effect="trashed"),
     # keyboard activation of the focused button

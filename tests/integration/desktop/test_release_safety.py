@@ -1,9 +1,11 @@
-"""Nothing gated happens later: a `MouseUp` over a Delete button is gated, the run stops
+"""Nothing gated happens later: a `MouseUp` over a delete button is gated, the run stops
 (exit 3 with nobody to ask; Ctrl-C, SIGTERM or a closed terminal while the question
-waits), and letting go of the held button afterwards must not press Delete.
+waits), and letting go of the held button afterwards must not press it.
 
-These are `venusctl do` runs as a user starts them, against a GTK window whose button
-the driver identifies through AT-SPI; the app's own log says whether it deleted.
+The button reads "Press and hold" (so pressing it is allowed) and, once pressed,
+"Release to delete all files" (so the release is gated). These are `venusctl do` runs
+as a user starts them, against a GTK window whose button the driver identifies through
+AT-SPI; the app's own log says whether it deleted.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def delete_button(xserver: XServer, tmp_path: Path) -> Iterator[tuple[LoggedApp,
 
 
 def answers(app: LoggedApp, tmp_path: Path) -> Path:
-    x, y, w, h = app.widgets()["delete"]
+    x, y, w, h = app.widgets()["hold"]
     box = to_grid((x + w // 2, y + h // 2), SCREEN, Surface.DESKTOP)
     return write_answers(tmp_path / "answers.jsonl", [
         f"<think>Press the button.</think><action>MouseDown(box={box})</action>",
@@ -58,7 +60,7 @@ def test_a_gated_mouseup_then_exit_3_never_deletes(xserver, delete_button, tmp_p
                     timeout=180)
     assert done.returncode == 3, done.stderr
     assert "needs confirmation (delete)" in done.stdout + done.stderr
-    assert not settled(lambda: "deleted" in app.effects(), 1.5), "the release pressed Delete"
+    assert not settled(lambda: "deleted_all" in app.effects(), 1.5), "the release deleted"
     assert input_state(xserver) == (set(), 0)
 
 
@@ -88,5 +90,6 @@ def test_a_gated_mouseup_then_a_signal_never_deletes(xserver, delete_button, tmp
     reader.join(10)
     assert process.returncode == 130, "".join(errors)
     assert not any("Traceback" in line for line in errors)
-    assert not settled(lambda: "deleted" in app.effects(), 1.5), "the release pressed Delete"
+    assert "mouse up" in "".join(errors)  # the question was about the release
+    assert not settled(lambda: "deleted_all" in app.effects(), 1.5), "the release deleted"
     assert input_state(xserver) == (set(), 0)
