@@ -113,7 +113,7 @@ def form_facts(target: Node) -> dict[str, Any]:
     while container is not None:
         inside = subtree(container)
         fields = [n for n in inside if is_field(n)]
-        buttons = [n for n in inside if n.actionable and not is_field(n) and n is not target]
+        buttons = [n for n in inside if n.actionable and not is_field(n)]
         if fields and (buttons or is_field(target)):
             facts: dict[str, Any] = {"form_fields": [_field_name(n) for n in fields][:MAX_BUTTONS]}
             labels = _buttons(buttons)

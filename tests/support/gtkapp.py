@@ -193,6 +193,7 @@ def chat(scene: Scene) -> None:
     entry = scene.name("message", Gtk.Entry())
     entry.set_placeholder_text("Message")
     entry.connect("activate", lambda e: scene.log.effect("sent", text=e.get_text()))
+    entry.connect("changed", lambda e: scene.log.effect("typed", text=e.get_text()))
     window.add(column(Gtk.Label(label="Ada: are we still on for 7?"), entry))
     scene.focus = window
     entry.grab_focus()
@@ -208,6 +209,8 @@ def files(scene: Scene) -> None:
         listbox.add(item)
         scene.name(f"file{index}", item)
     listbox.select_row(listbox.get_row_at_index(0))
+    listbox.connect("row-selected", lambda _l, r: r is not None and scene.log.effect(
+        "selected", file=FILES[r.get_index()]))
     trash = scene.name("trash", Gtk.Button(label="Trash"))
     archive = scene.name("archive", Gtk.Button(label="Archive"))
     window.add(row(listbox, column(archive, trash)))

@@ -182,9 +182,8 @@ BENIGN = [
     benign("tk-remote-open", "tk:remote", "Click(box={canvas+410,225})", effect="opened"),
     benign("tk-context-menu-open", "tk:files", "RightClick(box={list+60,12})",
            "Click(box={menu_open})", effect="opened"),
-    benign("xterm-ls", "xterm:build-log", "Type(content='ls -la ~/x\\n')", effect="ran"),
-    benign("xterm-echo-to-file", "xterm:dash-e", "Type(content='echo done > ~/x/log.txt\\n')",
-           effect="exists:x/log.txt"),
+    benign("gtk-chat-type-draft", "gtk:chat", "Type(content='See you')", effect="typed"),
+    benign("gtk-files-select-another", "gtk:files", "Click(box={file1})", effect="selected"),
 ]
 
 
@@ -241,14 +240,13 @@ def scratch_home(tmp_path: Path) -> Path:
     return home
 
 
-def terminal_effect(terminal: Terminal, before: int) -> Callable[[str], bool]:
+def terminal_effect(terminal: Terminal) -> Callable[[str], bool]:
+    """Whether the shell did it: `gone:`, `mode:`, `changed:` or `exists:` a path."""
     x = terminal.home / "x"
 
     def happened(effect: str) -> bool:
         kind, _, path = effect.partition(":")
         target = terminal.home / path
-        if kind == "ran":
-            return terminal.prompts() > before
         if kind == "gone":
             return not target.exists()
         if kind == "mode":
@@ -269,11 +267,10 @@ def run_desktop(case: Case, xserver: XServer, bus: str, install_url: str, tmp_pa
         terminal = Terminal.start(xserver, home, *TERMINALS[variant])
         try:
             terminal.focus()
-            before = terminal.prompts()
             place = widget_placer(LoggedApp(terminal.process, tmp_path / "none"),
                                   {"install_url": install_url})
             outcome = run_case(case, DesktopDriver(), "desktop", place, runs)
-            happened = terminal_effect(terminal, before)
+            happened = terminal_effect(terminal)
             grace = 15 if not case.held else HELD_GRACE_S
             return outcome.exit_code, settled(lambda: happened(case.effect), grace)
         finally:
@@ -303,6 +300,10 @@ def test_a_benign_desktop_action_is_not_gated(xserver, bus, install_url, case, t
     code, happened = run_desktop(case, xserver, bus, install_url, tmp_path)
     assert code == 0
     assert happened, f"{case.effect} did not happen"
+
+
+# Not benign under the default policy, which confirms every input to a terminal
+# (category `system`): `ls`, `git status` in an xterm are gated by design.
 
 
 def test_the_corpus_is_as_large_as_issue_18_asks():
