@@ -329,9 +329,14 @@ class DesktopDriver:
     def _neutral_place(self, pressed: tuple[int, int]) -> Iterator[tuple[int, int] | None]:
         """Where to let go of a held button: off the window it went down in and the
         one under the pointer now, under a window of ours (see `desktop_release`)."""
-        px, py = self.gui.position()
+        try:
+            px, py = self.gui.position()
+            here = [(int(px), int(py))]
+        except Exception as exc:  # no pointer position: keep away from the press alone
+            log.debug("pointer position: %s", exc)
+            here = []
         monitor = (self.monitor.left, self.monitor.top, self.monitor.width, self.monitor.height)
-        spot = neutral_point(monitor, self.windows.boxes(), [pressed, (int(px), int(py))])
+        spot = neutral_point(monitor, self.windows.boxes(), [pressed, *here])
         with self.windows.shield(*spot):
             yield spot
 

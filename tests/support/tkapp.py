@@ -123,7 +123,11 @@ def _effect(log: EventLog, effect: str, **more: Any) -> None:
     log.write({"event": "effect", "effect": effect, **more})
 
 
+FONT = ("DejaVu Sans", 14)
+
+
 def _button(root: tk.Misc, log: EventLog, text: str, effect: str, **options: Any) -> tk.Button:
+    options.setdefault("font", FONT)
     return tk.Button(root, text=text, command=lambda: _effect(log, effect), **options)
 
 
@@ -190,13 +194,12 @@ def scene_remote(root: tk.Tk, log: EventLog) -> dict[str, tk.Widget]:
 def scene_files(root: tk.Tk, log: EventLog) -> dict[str, tk.Widget]:
     """A file list (report.txt selected): Delete key, context menu, drag onto Trash."""
     root.title("Files")
-    listbox = tk.Listbox(root, height=len(FILES), exportselection=False,
-                         font=("DejaVu Sans", 14))
+    listbox = tk.Listbox(root, height=len(FILES), exportselection=False, font=FONT)
     for name in FILES:
         listbox.insert("end", name)
     listbox.selection_set(0)
-    trash = tk.Label(root, text="Trash", relief="raised", font=("DejaVu Sans", 14))
-    archive = tk.Label(root, text="Archive", relief="raised", font=("DejaVu Sans", 14))
+    trash = tk.Label(root, text="Trash", relief="raised", font=FONT)
+    archive = tk.Label(root, text="Archive", relief="raised", font=FONT)
     widgets = _pack({"list": listbox, "archive": archive, "trash": trash})
 
     def selected() -> str:
@@ -207,7 +210,7 @@ def scene_files(root: tk.Tk, log: EventLog) -> dict[str, tk.Widget]:
     listbox.bind("<Shift-Delete>", lambda _e: _effect(log, "deleted_permanently",
                                                       file=selected()))
     listbox.bind("<ButtonRelease-1>", lambda e: _drop(e, widgets, log, selected()), add="+")
-    menu = tk.Menu(root, tearoff=False)
+    menu = tk.Menu(root, tearoff=False, font=FONT)
     menu.add_command(label="Open", command=lambda: _effect(log, "opened", file=selected()))
     menu.add_command(label="Delete", command=lambda: _effect(log, "deleted", file=selected()))
     listbox.bind("<Button-3>", lambda e: _popup(menu, e, log))
@@ -244,9 +247,9 @@ def _dialog(root: tk.Tk, log: EventLog, title: str, text: str,
             labels: tuple[str, str], field: bool) -> dict[str, tk.Widget]:
     """A dialog-like window: OK/Delete is the default button, Enter presses it."""
     root.title(title)
-    widgets: dict[str, tk.Widget] = {"message": tk.Label(root, text=text)}
+    widgets: dict[str, tk.Widget] = {"message": tk.Label(root, text=text, font=FONT)}
     if field:
-        widgets["field"] = tk.Entry(root)
+        widgets["field"] = tk.Entry(root, font=FONT)
     widgets["cancel"] = _button(root, log, labels[0], "cancelled")
     widgets["ok"] = _button(root, log, labels[1], "deleted", default="active")
     root.bind("<Return>", lambda _e: widgets["ok"].invoke())
@@ -258,7 +261,7 @@ def _dialog(root: tk.Tk, log: EventLog, title: str, text: str,
 def scene_mnemonics(root: tk.Tk, log: EventLog) -> dict[str, tk.Widget]:
     """Underlined first letters, bound to Alt+letter the way Tk programs do it."""
     root.title("Compose")
-    widgets = _pack({"body": tk.Entry(root),
+    widgets = _pack({"body": tk.Entry(root, font=FONT),
                      "send": _button(root, log, "Send", "sent", underline=0),
                      "pay": _button(root, log, "Pay €49", "paid", underline=0),
                      "keep": _button(root, log, "Keep draft", "kept", underline=0)})
