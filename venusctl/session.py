@@ -7,7 +7,7 @@ The CLI parses flags into a `RunRequest` and calls `run_task`; `replay` and
 from __future__ import annotations
 
 import logging
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from venusctl.observers import ConsoleProgress, JsonEvents, RecordObserver
 from venusctl.record import Outcome, Recorder, RunInfo
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Guard
+from venusctl.safety.ocr import TesseractReader
 from venusctl.safety.setup import SafetyOptions, make_policy_guard, prepare, resolve_policy
 from venusctl.surfaces import DriverOptions, choose_driver, open_driver, surface_of
 
@@ -112,6 +113,16 @@ def settings_record(request: RunRequest) -> dict[str, Any]:
     }
 
 
+def check_text(text: str, what: str) -> None:
+    """Text that is not valid UTF-8 (undecodable bytes from the command line or a file
+    arrive as lone surrogates) is a usage error before anything is opened or recorded."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError(f"{what} is not valid UTF-8 text (undecodable byte at position "
+                         f"{exc.start}); give it as UTF-8") from None
+
+
 def run_task(
     request: RunRequest,
     confirmer: Confirmer | None = None,
@@ -123,6 +134,7 @@ def run_task(
     """Run one task to its end and return how it ended (the record is closed)."""
     if not request.task.strip():
         raise UsageError("the task is empty; say what the agent should do")
+    check_text(request.task, "the task")
     if request.output not in OUTPUTS:
         raise UsageError(f"unknown output mode '{request.output}'")
     name = driver.name if driver is not None else choose_driver(request.driver)
@@ -158,6 +170,7 @@ def run_task(
             observers=safety.observers([RecordObserver(recorder),
                                         *_output_observers(request.output), *(observers or [])]),
             gate=gate,
+            reader=stack.enter_context(closing(TesseractReader())),
         )
         return agent.run()
 

@@ -258,8 +258,8 @@ def replay(
     options = driver_options(driver, url, headless, viewport, browser_path, profile,
                              image_format, device, monitor)
     request, model, confirmer = replay_request(
-        run, folder, options, confirm, yes, dry_run, "json" if json_out else "normal")
-    request.safety = safety_options(policy, allow_domain, allow_app, allow_category)
+        run, folder, options, confirm, yes, dry_run, "json" if json_out else "normal",
+        safety_options(policy, allow_domain, allow_app, allow_category))
     outcome = run_task(request, model=model, confirmer=confirmer)
     if not json_out:
         print(f"{outcome.status}: {shown(outcome.message, newlines=True)}" if outcome.message

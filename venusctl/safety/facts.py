@@ -32,7 +32,7 @@ from venusctl.actions import (
 from venusctl.drivers.base import Element, ScreenContext
 from venusctl.safety.detect import detected
 from venusctl.safety.guard import GuardRequest, changes_state
-from venusctl.safety.places import host_of
+from venusctl.safety.places import host_of, href_of
 from venusctl.safety.pressing import Press
 from venusctl.safety.text import normalize
 from venusctl.secrets import names_in
@@ -41,6 +41,7 @@ VIEWING = (Scroll, Swipe, WheelScroll)
 RETREATING = (PressBack, PressHome)
 NAVIGATING = (Launch, LaunchApp, PressBack, PressHome, PressRecent)
 LABEL_EXTRAS = ("id", "value", "description", "hint", "ocr")
+SHOWN_EXTRAS = ("description", "hint", "ocr")  # words a person sees (ids are not shown)
 
 GROUPS = ("activate", "submit", "type", "keys", "navigate", "view", "observe", "change",
           "retreat", "drag", "drop", "any")
@@ -133,9 +134,20 @@ def page_text(context: ScreenContext) -> str:
     return " | ".join(p for p in parts if p)
 
 
+def shown_words(element: Element | None) -> str:
+    """What a person reads on the target: its name, text, description, hint or what OCR
+    read there. Resource ids and DOM ids still match keywords but do not identify it."""
+    if element is None:
+        return ""
+    parts = [element.name, element.text, *(str(element.extra.get(k) or "")
+                                           for k in SHOWN_EXTRAS)]
+    return " ".join(p for p in parts if p)
+
+
 def is_blind(element: Element | None, label: str) -> bool:
-    """Nothing names the target: no label, or a drawing whose reading came back empty."""
-    if not normalize(label):
+    """Nothing names the target for a person: no words of its own, or a drawing whose
+    reading came back empty."""
+    if not normalize(label) or not normalize(shown_words(element)):
         return True
     if element is not None and (element.extra.get("nameless")
                                 or element.extra.get("unidentified")):
@@ -162,7 +174,7 @@ def facts_of(press: Press, request: GuardRequest) -> Facts:
         form=normalize(element.form_action) if element else "",
         form_fields=normalize(" | ".join(_strings(extra.get("form_fields")))),
         selection=normalize(" | ".join(press.selection)),
-        link=(element.href or "") if element else "",
+        link=_link(press, element),
         page=normalize(page_text(context)),
         page_raw=page_text(context),
         apps=_apps(press.action, context, element),
@@ -198,6 +210,14 @@ def shown(press: Press) -> str:
         if stands_for:
             what += f" ({stands_for})"
     return f"{what}, by {press.how}" if press.how else what
+
+
+def _link(press: Press, element: Element | None) -> str:
+    """The address a press opens: a launched URL (as the browser reads it) or a link."""
+    launched = [href_of(a.url) for a in walk(press.action) if isinstance(a, Launch)]
+    if launched:
+        return launched[0]
+    return (element.href or "") if element else ""
 
 
 def _strings(value: object) -> list[str]:
