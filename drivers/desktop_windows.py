@@ -71,6 +71,9 @@ class X11Windows:
         self._net_pid = atom("_NET_WM_PID")
         self._utf8 = atom("UTF8_STRING")
         self._wm_state = atom("WM_STATE")
+        self._net_type = atom("_NET_WM_WINDOW_TYPE")
+        self._dialog_types = {atom("_NET_WM_WINDOW_TYPE_DIALOG")}
+        self._transient = atom("WM_TRANSIENT_FOR")
 
     def at(self, x: int, y: int) -> WindowInfo | None:
         """The topmost viewable window containing (x, y)."""
@@ -181,8 +184,20 @@ class X11Windows:
             extra["process"] = process
         if wm_class or process:
             extra["terminal"] = is_terminal(wm_class or (), process)
+        if self._is_dialog(client):  # its title is the dialog's, e.g. "Delete?"
+            extra["dialog"] = title or "dialog"
         app = wm_class[1] if wm_class else process
         return WindowInfo(title=title, app=app, pid=pid, bounds=bounds, extra=extra)
+
+    def _is_dialog(self, window: Any) -> bool:
+        """A dialog by the window's own declaration: its type, or being transient for
+        another window (what every toolkit's message boxes set, accessibility or not)."""
+        kind = window.get_full_property(self._net_type, self._X.AnyPropertyType)
+        if kind is not None and self._dialog_types & {int(v) for v in kind.value}:
+            return True
+        transient = window.get_full_property(self._transient, self._X.AnyPropertyType)
+        return transient is not None and bool(len(transient.value)) and int(
+            transient.value[0]) != 0
 
     def _client(self, window: Any, depth: int) -> Any:
         """The window inside `window` that a client owns (it has WM_CLASS or WM_STATE)."""

@@ -245,16 +245,27 @@ def _popup(menu: tk.Menu, event: tk.Event, log: EventLog) -> None:
 
 def _dialog(root: tk.Tk, log: EventLog, title: str, text: str,
             labels: tuple[str, str], field: bool) -> dict[str, tk.Widget]:
-    """A dialog-like window: OK/Delete is the default button, Enter presses it."""
-    root.title(title)
-    widgets: dict[str, tk.Widget] = {"message": tk.Label(root, text=text, font=FONT)}
+    """A dialog over a main window, made as Tk programs make them (a transient toplevel
+    of type dialog): OK/Delete is the default button, Enter presses it."""
+    root.title("Projects")
+    tk.Label(root, text="3 files selected", font=FONT).pack(padx=10, pady=10)
+    dialog = tk.Toplevel(root)
+    dialog.title(title)
+    dialog.geometry("+180+160")
+    dialog.transient(root)
+    dialog.wm_attributes("-type", "dialog")
+    widgets: dict[str, tk.Widget] = {"message": tk.Label(dialog, text=text, font=FONT)}
     if field:
-        widgets["field"] = tk.Entry(root, font=FONT)
-    widgets["cancel"] = _button(root, log, labels[0], "cancelled")
-    widgets["ok"] = _button(root, log, labels[1], "deleted", default="active")
-    root.bind("<Return>", lambda _e: widgets["ok"].invoke())
+        widgets["field"] = tk.Entry(dialog, font=FONT)
+    widgets["cancel"] = _button(dialog, log, labels[0], "cancelled")
+    widgets["ok"] = _button(dialog, log, labels[1], "deleted", default="active")
+    dialog.bind("<Return>", lambda _e: widgets["ok"].invoke())
     _pack(widgets)
-    _focus(root, widgets.get("field", widgets["ok"]))
+
+    def take() -> None:
+        dialog.focus_force()
+        widgets.get("field", widgets["ok"]).focus_set()
+    dialog.after(100, take)
     return widgets
 
 
