@@ -502,8 +502,8 @@ class Apps:
         elif self.state.focused == "pin":
             self.state.pin = change(self.state.pin)  # type: ignore[operator]
         elif self.state.focused:
-            fields = self.state.fields
-            fields[self.state.focused] = change(fields.get(self.state.focused, ""))  # type: ignore[operator]
+            key, fields = self.state.focused, self.state.fields
+            fields[key] = change(fields.get(key, ""))  # type: ignore[operator]
 
     def event(self, *event: object) -> None:
         self.state.events.append(event)
@@ -513,4 +513,5 @@ def _inside(box: Box, x: int, y: int) -> bool:
     return box[0] <= x < box[2] and box[1] <= y < box[3]
 
 
-from tests.support.fakephone import redteam  # noqa: E402 - it builds on the classes above
+# relative, so the import survives the move of this package; last, as it builds on the above
+from . import redteam  # noqa: E402

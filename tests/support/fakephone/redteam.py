@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tests.support.fakephone.app import LAUNCHER, Widget
+from .app import LAUNCHER, Widget
 
 if TYPE_CHECKING:
-    from tests.support.fakephone.app import Apps
+    from .app import Apps
 
 TEXTS: dict[str, dict[str, str]] = {
     "en": {"transfer": "Transfer money", "recipient": "Recipient", "amount": "Amount",
