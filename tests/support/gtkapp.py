@@ -369,7 +369,8 @@ def main(argv: list[str]) -> None:
         return
     at = (100, 100)
     if "--at" in argv:
-        at = tuple(int(v) for v in argv[argv.index("--at") + 1].split(","))  # type: ignore[assignment]
+        x, y = argv[argv.index("--at") + 1].split(",")
+        at = (int(x), int(y))
     scene = Scene(Log(argv[1]), at)
     SCENARIOS[argv[0]](scene)
     for window in scene.windows:
