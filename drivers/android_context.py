@@ -106,9 +106,10 @@ def _buttons(nodes: list[Node]) -> list[str]:
     return list(dict.fromkeys(label for label in labels if label))[:MAX_BUTTONS]
 
 
-def form_facts(target: Node) -> dict[str, Any]:
+def form_facts(target: Node, within: Node | None = None) -> dict[str, Any]:
     """The fields and buttons of the form around `target`: the smallest ancestor
-    holding a field and a button (the whole screen in a simple app)."""
+    holding a field and a button (the whole screen in a simple app), looked for no
+    higher than `within` (a dialog's panel)."""
     container = target.parent
     while container is not None:
         inside = subtree(container)
@@ -120,6 +121,8 @@ def form_facts(target: Node) -> dict[str, Any]:
             if labels:
                 facts["form_buttons"] = labels
             return facts
+        if container is within:
+            break
         container = container.parent
     return {}
 

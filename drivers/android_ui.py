@@ -170,10 +170,10 @@ def _state(target: Node, leaf: Node) -> dict[str, Any]:
 
 def _surroundings(nodes: list[Node], target: Node, keys: bool) -> dict[str, Any]:
     """Dialog or form facts, the selection for keys, and whether this is a terminal."""
-    extra: dict[str, Any] = {}
     panel = context.dialog_of(nodes, target)
-    extra.update(context.dialog_facts(panel) if panel is not None else
-                 context.form_facts(target))
+    extra: dict[str, Any] = context.form_facts(target, within=panel)
+    if panel is not None:  # the dialog's words and buttons, not the screen's behind it
+        extra.update(context.dialog_facts(panel))
     if keys:
         chosen = context.selection(nodes)
         if chosen:

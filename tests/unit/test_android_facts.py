@@ -132,3 +132,10 @@ def test_a_terminal_app_is_a_terminal():
                  'focused="true" package="com.termux" bounds="[0,0][540,900]"')
     element = focused_element(parse_hierarchy(dump(shell, package="com.termux")))
     assert element is not None and element.extra["terminal"] is True
+
+
+def test_a_dialog_over_a_form_speaks_only_for_itself():
+    nodes = parse_hierarchy(dump(TRANSFER, alert(), package="com.example.bank"))
+    element = element_at(nodes, 400, 550)
+    assert element is not None and element.extra["form_buttons"] == ["Cancel", "OK"]
+    assert "form_fields" not in element.extra  # the transfer form is behind the dialog
