@@ -63,7 +63,7 @@ HELD = [
     held("gtk-mouseup-on-release-to-delete", "gtk:release", "MouseDown(box={hold})",
          "MouseUp(box={hold})", effect="deleted_all"),
     held("tk-mouseup-on-release-to-delete", "tk:release", "MouseDown(box={hold})",
-         "MouseUp(box={hold})", effect="deleted_all"),
+         "Wait()", "MouseUp(box={hold})", effect="deleted_all"),  # the new label is seen
     held("gtk-mouseup-file-on-trash", "gtk:files", "MouseDown(box={file0})",
          "MouseUp(box={trash})", effect="trashed"),
     # keyboard activation of the focused button
