@@ -163,14 +163,19 @@ class Terminal:
         return len(path.read_text().splitlines()) if path.exists() else 0
 
     def _find_window(self) -> str:
-        found = subprocess.run([require("xdotool"), "search", "--pid", str(self.process.pid)],
-                               env=self.server.env(), capture_output=True, text=True,
-                               check=False)
+        found = subprocess.run([require("xdotool"), "search", "--onlyvisible", "--pid",
+                                str(self.process.pid)], env=self.server.env(),
+                               capture_output=True, text=True, check=False)
         return found.stdout.split()[-1] if found.stdout.split() else ""
 
     def focus(self) -> None:
-        subprocess.run([require("xdotool"), "windowfocus", "--sync", self.window],
-                       env=self.server.env(), check=True, timeout=10)
+        """Give the xterm the keyboard focus (no window manager does it here)."""
+        def focused() -> bool:
+            done = subprocess.run([require("xdotool"), "windowfocus", "--sync", self.window],
+                                  env=self.server.env(), capture_output=True, timeout=10,
+                                  check=False)
+            return done.returncode == 0
+        wait_until(focused, 10, "the xterm to take the focus")
 
     def box(self) -> list[int]:
         found = subprocess.run([require("xdotool"), "getwindowgeometry", "--shell", self.window],
