@@ -104,6 +104,16 @@ def report_ready(root: tk.Tk, widgets: dict[str, tk.Widget], log: EventLog) -> N
                           root.winfo_height()]})
 
 
+def report_when_focused(root: tk.Tk, widgets: dict[str, tk.Widget], log: EventLog,
+                        tries: int = 100) -> None:
+    """`report_ready`, once the widget a scene focuses has the focus (if it asked)."""
+    wanted = getattr(root, "venus_focus", None)
+    if wanted is not None and root.focus_get() is not wanted and tries > 0:
+        root.after(50, lambda: report_when_focused(root, widgets, log, tries - 1))
+        return
+    report_ready(root, widgets, log)
+
+
 def _name(widget: Any) -> str:
     return str(widget).rsplit(".", 1)[-1] if widget is not None else ""
 
@@ -131,12 +141,17 @@ def _button(root: tk.Misc, log: EventLog, text: str, effect: str, **options: Any
     return tk.Button(root, text=text, command=lambda: _effect(log, effect), **options)
 
 
-def _focus(root: tk.Tk, widget: tk.Widget) -> None:
-    """Take the X input focus (no window manager gives it) and put it on `widget`."""
+def _focus(window: tk.Misc, widget: tk.Widget) -> None:
+    """Take the X input focus once `window` shows (no window manager gives it) and put it
+    on `widget`; the app reports ready only then (see `report_when_focused`)."""
+    window.winfo_toplevel().venus_focus = widget  # type: ignore[attr-defined]
+
     def take() -> None:
-        root.focus_force()
+        window.focus_force()
         widget.focus_set()
-    root.after(50, take)
+        if window.focus_get() is None:  # not mapped yet: try again
+            window.after(50, take)
+    window.bind("<Map>", lambda _e: take(), add="+")
 
 
 def _pack(widgets: dict[str, tk.Widget]) -> dict[str, tk.Widget]:
@@ -261,11 +276,8 @@ def _dialog(root: tk.Tk, log: EventLog, title: str, text: str,
     widgets["ok"] = _button(dialog, log, labels[1], "deleted", default="active")
     dialog.bind("<Return>", lambda _e: widgets["ok"].invoke())
     _pack(widgets)
-
-    def take() -> None:
-        dialog.focus_force()
-        widgets.get("field", widgets["ok"]).focus_set()
-    dialog.after(100, take)
+    _focus(dialog, widgets.get("field", widgets["ok"]))
+    root.venus_focus = widgets.get("field", widgets["ok"])  # type: ignore[attr-defined]
     return widgets
 
 
@@ -320,7 +332,7 @@ def main(argv: list[str]) -> None:
         widgets = build(root, log) if scenario is None else SCENES[scenario](root, log)
         bind_events(root, widgets, log)
         root.wait_visibility()
-        root.after(150, lambda: report_ready(root, widgets, log))
+        root.after(150, lambda: report_when_focused(root, widgets, log))
         root.mainloop()
 
 
