@@ -48,7 +48,13 @@ from venusctl.drivers.android_screen import (
     parse_density,
     parse_wm_size,
 )
-from venusctl.drivers.android_ui import Node, element_at, parse_hierarchy, password_regions
+from venusctl.drivers.android_ui import (
+    Node,
+    element_at,
+    focused_element,
+    parse_hierarchy,
+    password_regions,
+)
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 from venusctl.errors import ActionFailed, DeviceError, UsageError
 from venusctl.grid import ScreenSize
@@ -141,14 +147,9 @@ class AndroidDriver:
         return element_at(nodes, x, y) if nodes else None
 
     def focused_element(self) -> Element | None:
-        """The focused input field, for actions without a point (Type, PressEnter)."""
-        nodes = self._hierarchy() or []
-        focused = [n for n in nodes if n.flag("focused") and n.area > 0]
-        if not focused:
-            return None
-        node = min(focused, key=lambda n: n.area)
-        return element_at(nodes, (node.bounds[0] + node.bounds[2]) // 2,
-                          (node.bounds[1] + node.bounds[3]) // 2)
+        """Where keys and typed text go (Type, PressEnter): the focused node, with its
+        hint, form and dialog; a showing dialog when nothing has the focus."""
+        return focused_element(self._hierarchy() or [])
 
     def sensitive_regions(self) -> list[tuple[int, int, int, int]]:
         """Password fields (left, top, width, height), to blur in kept screenshots."""

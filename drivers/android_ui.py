@@ -1,17 +1,22 @@
-"""What is on a phone screen, from `uiautomator dump`: the node under a point.
+"""What is on a phone screen, from `uiautomator dump`: what a tap or a key reaches.
 
 The guard and the record need to know what a tap will hit: a "Pay" button, a
 password field, a switch. The smallest node containing the point is what the
-finger lands on; when it is plain text inside a clickable row, the row is what
-reacts, so the answer borrows the row's clickability and keeps both names.
+finger lands on; when it sits inside a clickable row or button, the row or button
+is what reacts and what is reported (its words, its id), with the touched node
+kept in `leaf_text`/`leaf_id`. A control with no words of its own (an icon with
+only a resource id) is `nameless`: an id is not a label a person sees. Keys go to
+the focused node. Dialog, form and selection facts come from `android_context`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 from xml.etree import ElementTree
 
+from venusctl.drivers import android_context as context
 from venusctl.drivers.base import Element
 
 BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
@@ -93,40 +98,89 @@ def node_at(nodes: list[Node], x: int, y: int) -> Node | None:
 
 
 def element_at(nodes: list[Node], x: int, y: int) -> Element | None:
-    """The node under a point as an `Element`, with the clickable ancestor's help."""
+    """What a tap at the point reaches: the nearest clickable ancestor of the node
+    under the finger (a price inside a "Buy now" button answers as the button)."""
     leaf = node_at(nodes, x, y)
     if leaf is None:
         return None
     actor = leaf
     while actor is not None and not actor.actionable:
         actor = actor.parent
-    # a button's words may sit in a child; a bare container borrows no words
-    label = leaf.label or (actor.label or _descendant_text(actor) if actor else "")
-    cls = leaf.attrs.get("class", "")
-    left, top, right, bottom = (actor or leaf).bounds
-    extra = {k: True for k in ("checked", "selected", "focused") if leaf.flag(k)}
-    if leaf.flag("checkable"):
-        extra["checked"] = leaf.flag("checked")
-    if actor is not None and actor is not leaf:
-        extra["target_class"] = actor.attrs.get("class", "")
-        if actor.attrs.get("resource-id"):
-            extra["target_id"] = actor.attrs["resource-id"]
-    if not leaf.flag("enabled") and "enabled" in leaf.attrs:
-        extra["enabled"] = False
-    password = leaf.flag("password") or bool(actor and actor.flag("password"))
+    return element_for(nodes, actor or leaf, leaf, clickable=actor is not None)
+
+
+def focused_element(nodes: list[Node]) -> Element | None:
+    """Where keys and typed text go: the focused node (the smallest, if nested); with
+    nothing focused, a showing dialog (Enter would reach its buttons)."""
+    focused = [n for n in nodes if n.flag("focused") and n.area > 0]
+    if focused:
+        node = min(focused, key=lambda n: n.area)
+        return element_for(nodes, node, node, clickable=node.actionable, keys=True)
+    panel = context.dialog_panel(nodes)
+    if panel is None:
+        return None
+    return element_for(nodes, panel, panel, clickable=False, keys=True, role="dialog")
+
+
+def element_for(nodes: list[Node], target: Node, leaf: Node, clickable: bool,
+                keys: bool = False, role: str | None = None) -> Element:
+    """`target` as the safety layer sees it: its own words, ids and state, plus its
+    dialog, form and (for keys) the selection; `leaf` is the node actually touched."""
+    cls = target.attrs.get("class", "")
+    password = target.flag("password") or leaf.flag("password")
+    said = context.words(target) if role != "dialog" else ""
+    desc = target.attrs.get("content-desc") or None
+    extra = _state(target, leaf)
+    hint = target.attrs.get("hint") or leaf.attrs.get("hint")
+    if hint:
+        extra["hint"] = hint
+    if not (said or hint) and role != "dialog":
+        extra["nameless"] = True  # an icon: its id is no label; the pixels are read
+    extra.update(_surroundings(nodes, target, keys))
+    left, top, right, bottom = target.bounds
     return Element(
-        text=leaf.attrs.get("text") or (None if leaf.attrs.get("content-desc") else label) or None,
-        name=leaf.attrs.get("content-desc") or None,
-        role=_role(cls, password),
+        text=target.attrs.get("text") or (said if said != desc else None) or None,
+        name=desc,
+        role=role or _role(cls, password, target, clickable),
         tag=cls or None,
-        resource_id=leaf.attrs.get("resource-id") or None,
-        input_type="password" if password else ("text" if cls.endswith("EditText") else None),
-        app=leaf.attrs.get("package") or None,
-        clickable=actor is not None,
+        resource_id=target.attrs.get("resource-id") or leaf.attrs.get("resource-id") or None,
+        input_type="password" if password else ("text" if context.is_field(target) else None),
+        app=target.attrs.get("package") or None,
+        clickable=clickable,
         password=password,
         bounds=(left, top, right - left, bottom - top),
         extra=extra,
     )
+
+
+def _state(target: Node, leaf: Node) -> dict[str, Any]:
+    extra: dict[str, Any] = {k: True for k in ("checked", "selected", "focused")
+                             if target.flag(k)}
+    if target.flag("checkable"):
+        extra["checked"] = target.flag("checked")
+    if not target.flag("enabled") and "enabled" in target.attrs:
+        extra["enabled"] = False
+    if leaf is not target:
+        if leaf.label:
+            extra["leaf_text"] = leaf.label
+        if leaf.attrs.get("resource-id"):
+            extra["leaf_id"] = leaf.attrs["resource-id"]
+    return extra
+
+
+def _surroundings(nodes: list[Node], target: Node, keys: bool) -> dict[str, Any]:
+    """Dialog or form facts, the selection for keys, and whether this is a terminal."""
+    panel = context.dialog_of(nodes, target)
+    extra: dict[str, Any] = context.form_facts(target, within=panel)
+    if panel is not None:  # the dialog's words and buttons, not the screen's behind it
+        extra.update(context.dialog_facts(panel))
+    if keys:
+        chosen = context.selection(nodes)
+        if chosen:
+            extra["selection"] = chosen
+    if context.is_terminal_app(target.attrs.get("package")):
+        extra["terminal"] = True
+    return extra
 
 
 def password_regions(nodes: list[Node]) -> list[tuple[int, int, int, int]]:
@@ -135,15 +189,13 @@ def password_regions(nodes: list[Node]) -> list[tuple[int, int, int, int]]:
             for n in nodes if n.flag("password") and n.area > 0]
 
 
-def _role(cls: str, password: bool) -> str | None:
+def _role(cls: str, password: bool, target: Node, clickable: bool) -> str | None:
     if password:
         return "textbox"
-    return ROLES.get(cls.rsplit(".", 1)[-1])
-
-
-def _descendant_text(node: Node) -> str:
-    for child in node.children:
-        text = child.label or _descendant_text(child)
-        if text:
-            return text
-    return ""
+    role = ROLES.get(cls.rsplit(".", 1)[-1])
+    if role is None and clickable and target.actionable:  # a clickable layout acts as one
+        parent = target.parent
+        in_list = parent is not None and ROLES.get(
+            parent.attrs.get("class", "").rsplit(".", 1)[-1]) == "list"
+        return "list item" if in_list else "button"
+    return role

@@ -7,8 +7,15 @@ monitor, which differ on HiDPI screens and for monitors not at the origin.
 Held keys and buttons (`KeyDown`, `MouseDown`) persist across steps until released,
 and are always released by `close()`, which `venusctl.session` calls however the run
 ends; an `atexit` hook and a SIGHUP handler cover an interpreter exit and a closed
-terminal. pyautogui's fail-safe stays on: moving the mouse into a screen corner
-stops the run (exit code 4) and still releases everything.
+terminal. A held button is let go at a neutral place (`desktop_release`), never over
+whatever the pointer rests on. pyautogui's fail-safe stays on: moving the mouse into
+a screen corner stops the run (exit code 4) and still releases everything.
+
+`describe` moves the pointer to the point first, so what it reports is what a click
+there will reach, hover-revealed controls included. Without accessibility (Tk,
+games, remote desktops) it cannot tell what is there: the element is then marked
+`unidentified`/`nameless` and the safety layer reads the screenshot instead; the
+window's title is context, never a target's label.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +60,7 @@ from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 from venusctl.drivers.desktop_capture import Capturer, list_monitors
 from venusctl.drivers.desktop_geometry import Monitor, PointerMap, avoid_corners, choose_monitor
 from venusctl.drivers.desktop_input import Input, load_pyautogui, unicode_typer
+from venusctl.drivers.desktop_release import neutral_point
 from venusctl.drivers.desktop_windows import WindowInfo, open_windows
 from venusctl.errors import Aborted, ActionFailed, DeviceError, UsageError
 from venusctl.grid import ScreenSize
@@ -67,6 +76,7 @@ LONG_PRESS_SECONDS = 1.0
 SEQUENCE_SETTLE_CAP_S = 1.0
 CACHE_MAX_AGE_S = 1.0
 PASTE_SHOW_CAP_S = 1.0
+HOVER_SETTLE_CAP_S = 0.5
 FAILSAFE_MESSAGE = ("stopped by pyautogui's fail-safe: the mouse pointer is in a corner of "
                     "the screen (move it away before the next run)")
 
@@ -117,6 +127,7 @@ class DesktopDriver:
         self.map = PointerMap(self.monitor, ScreenSize(*first.size))
         self._cached: tuple[Image.Image, float] | None = None  # settle's last frame
         self.windows = open_windows()
+        self.input.neutral = self._neutral_place
         self.accessible = _open_accessibility() if self.options.accessibility else None
         self._previous_sighup = _catch_hangup()
         atexit.register(self.close)
@@ -141,25 +152,42 @@ class DesktopDriver:
         return ScreenContext(app=window.app, title=window.title)
 
     def describe(self, x: int, y: int) -> Element | None:
-        """The window under the point and, through AT-SPI where it runs, the element."""
-        px, py = self.map.to_pointer(x, y)
+        """What a click at the image pixel reaches, once the pointer hovers there.
+
+        The pointer is moved first (unless a button is held: moving would drag), so a
+        control that appears on hover is the one described.
+        """
+        target = avoid_corners(self.map.to_pointer(x, y), self.gui.FAILSAFE_POINTS, self.monitor)
+        if not self.input.held_buttons:
+            self.input.move(target)
+            self.settle(HOVER_SETTLE_CAP_S)
+        return self._element_at(*target)
+
+    def pointer_element(self) -> Element | None:
+        """What is under the pointer now (for actions that carry no point)."""
+        px, py = self.gui.position()
+        return self._element_at(int(px), int(py))
+
+    def _element_at(self, px: int, py: int) -> Element | None:
         window = self.windows.at(px, py)
         accessible = None
         if self.accessible is not None:
-            accessible = self.accessible.element_at(px, py, window.pid if window else None)
+            accessible = self.accessible.element_at(
+                px, py, window.pid if window else None, window.bounds if window else None)
         if window is None and accessible is None:
             return None
-        return self._element(window or WindowInfo(), accessible)
+        return self._element(window or WindowInfo(), accessible, pointed=True)
 
     def focused_element(self) -> Element | None:
-        """Where typed text goes: the focused accessible object, else the active window."""
+        """Where typed text and keys go: the focused accessible object, with what keys
+        would press in its window; else the active window, as an unidentified target."""
         window = self.windows.active()
         found = None
         if self.accessible is not None:
             found = self.accessible.focused(window.pid if window else None)
         if window is None and found is None:
             return None
-        return self._element(window or WindowInfo(), found)
+        return self._element(window or WindowInfo(), found, pointed=False)
 
     def sensitive_regions(self) -> list[tuple[int, int, int, int]]:
         """Password fields showing on this monitor, in image pixels (blurred in records)."""
@@ -168,20 +196,27 @@ class DesktopDriver:
         boxes = [self.map.rect_to_image(*box) for box in self.accessible.password_fields()]
         return [box for box in boxes if box[2] > 0 and box[3] > 0]
 
-    def _element(self, window: WindowInfo, found: Any) -> Element:
+    def _element(self, window: WindowInfo, found: Any, pointed: bool) -> Element:
+        """The element facts for the record and the guard; the window's title is kept
+        as context (`window_title`) and never becomes the element's name."""
         extra: dict[str, Any] = dict(window.extra)
         if window.title:
             extra["window_title"] = window.title
-        bounds = found.bounds if found is not None and found.bounds else window.bounds
-        image_bounds = self.map.rect_to_image(*bounds) if bounds else None
-        if found is None:
-            return Element(name=window.title, role="window", app=window.app,
-                           bounds=image_bounds, extra=extra)
+        if window.bounds:
+            extra["window_bounds"] = list(self.map.rect_to_image(*window.bounds))
+        if found is None:  # no accessibility here: nothing is known of the element
+            extra["unidentified"] = True
+            if pointed:
+                extra["nameless"] = True
+            return Element(app=window.app, extra=extra)
+        terminal = extra.get("terminal") or found.extra.get("terminal")
         extra.update(found.extra)
+        if terminal:
+            extra["terminal"] = True
+        bounds = self.map.rect_to_image(*found.bounds) if found.bounds else None
         return Element(
             text=found.text, name=found.name, role=found.role, app=window.app or found.app,
-            clickable=found.clickable, password=found.password, bounds=image_bounds,
-            extra=extra,
+            clickable=found.clickable, password=found.password, bounds=bounds, extra=extra,
         )
 
     def settle(self, cap_s: float) -> float:
@@ -289,6 +324,21 @@ class DesktopDriver:
     def _mouse_up(self, action: MouseUp) -> ActionResult:
         self.input.mouse_up(self.pointer(action.point))
         return ActionResult(details=self._held())
+
+    @contextmanager
+    def _neutral_place(self, pressed: tuple[int, int]) -> Iterator[tuple[int, int] | None]:
+        """Where to let go of a held button: off the window it went down in and the
+        one under the pointer now, under a window of ours (see `desktop_release`)."""
+        try:
+            px, py = self.gui.position()
+            here = [(int(px), int(py))]
+        except Exception as exc:  # no pointer position: keep away from the press alone
+            log.debug("pointer position: %s", exc)
+            here = []
+        monitor = (self.monitor.left, self.monitor.top, self.monitor.width, self.monitor.height)
+        spot = neutral_point(monitor, self.windows.boxes(), [pressed, *here])
+        with self.windows.shield(*spot):
+            yield spot
 
     def _held(self) -> dict[str, Any]:
         return {"held_keys": list(self.input.held_keys),

@@ -10,7 +10,11 @@ It is used only when the accessibility bus is already running (any GNOME or KDE
 session; the driver never starts it). Every call has a short timeout, so an app that
 hangs costs at most a fraction of a second, and nothing here can fail a run: every
 error means "no element known". Text content of fields is never read (it may be a
-password); only names, roles and states.
+password); only names, roles, states, placeholders and key bindings.
+
+The element reported is the one that receives the action: a label inside a list row
+or a button answers for the row or the button (its name, else the label's words), and
+the window around it adds what keys would press there (`desktop_atspi_window`).
 """
 
 from __future__ import annotations
@@ -18,13 +22,20 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
+
+from venusctl.drivers.desktop_atspi_window import DIALOG_ROLES, STATE_MODAL, Node, window_facts
 
 log = logging.getLogger(__name__)
 
 CALL_TIMEOUT_S = 0.4
 MAX_DEPTH = 40
+WALK_LIMIT = 300  # objects of one window read for its facts
+WALK_BUDGET_S = 0.8
+FRAME_SLACK = 64  # pixels a frame may stick out of its X window (decorations, shadows)
 NULL_PATH = "/org/a11y/atspi/null"
 ROOT_PATH = "/org/a11y/atspi/accessible/root"
 SCREEN_COORDS = 0
@@ -72,24 +83,34 @@ class Atspi:
     def __init__(self, connection: Any) -> None:
         self.conn = connection
 
-    def element_at(self, x: int, y: int, pid: int | None = None) -> AccessibleInfo | None:
-        """The deepest accessible object at the point, in the app with `pid` if known."""
+    def element_at(self, x: int, y: int, pid: int | None = None,
+                   window: tuple[int, int, int, int] | None = None) -> AccessibleInfo | None:
+        """What receives a click at the point, in the app owning the X window there.
+
+        When the X window's process is known, only its app is asked; another app's
+        frame counts only when it lies within that X window (a sandboxed app reports
+        another process id), so a window without accessibility (Tk, a game) never
+        borrows the element of a window hidden behind it.
+        """
         try:
-            for app in self._apps(pid):
-                frame = self._frame_at(app, x, y)
-                if frame is not None:
-                    return self._deepest(frame, x, y, self._name(app))
+            mine, others = self._apps_for(pid)
+            for apps, inside in ((mine, None), (others, window)):
+                for app in apps:
+                    frame = self._frame_at(app, x, y, inside)
+                    if frame is not None:
+                        return self._info(self._path_at(frame, x, y), self._name(app), False)
         except Exception as exc:  # a vanished or hung app: no element known
             log.debug("AT-SPI lookup at %s,%s failed: %s", x, y, exc)
         return None
 
     def focused(self, pid: int | None = None) -> AccessibleInfo | None:
-        """The object with the keyboard focus (where typed text goes)."""
+        """The object with the keyboard focus (where typed text and keys go)."""
         try:
-            for app in self._apps(pid):
+            mine, _others = self._apps_for(pid)
+            for app in mine:
                 found = self._matches(app, (STATE_FOCUSED,), (), MATCH_ALL, 1)
                 if found:
-                    return self._info([found[0]], self._name(app))
+                    return self._info(self._ancestry(found[0]), self._name(app), True)
         except Exception as exc:
             log.debug("AT-SPI focus lookup failed: %s", exc)
         return None
@@ -98,7 +119,7 @@ class Atspi:
         """Bounds (pointer units) of the password fields showing in any application."""
         boxes: list[tuple[int, int, int, int]] = []
         try:
-            for app in self._apps(None):
+            for app in self._apps_for(None)[0]:
                 for ref in self._matches(app, (STATE_SHOWING,), PASSWORD_ROLE_BITS, MATCH_ANY,
                                          limit):
                     if self._role(ref) == "password text":
@@ -114,25 +135,32 @@ class Atspi:
             log.debug("closing the AT-SPI connection: %s", exc)
 
     # -------------------------------------------------------------- walking
-    def _apps(self, pid: int | None) -> list[Ref]:
+    def _apps_for(self, pid: int | None) -> tuple[list[Ref], list[Ref]]:
+        """(the apps of process `pid`, the others); every app is 'mine' without a pid."""
         apps = self._children(("org.a11y.atspi.Registry", ROOT_PATH))
         if pid is None:
-            return apps
+            return apps, []
         same = [app for app in apps if self._pid_of(app[0]) == pid]
-        return same or apps
+        return same, [app for app in apps if app not in same]
 
-    def _frame_at(self, app: Ref, x: int, y: int) -> Ref | None:
-        """The showing top-level window of `app` containing the point (active first)."""
+    def _frame_at(self, app: Ref, x: int, y: int,
+                  inside: tuple[int, int, int, int] | None = None) -> Ref | None:
+        """The showing top-level window of `app` containing the point (active first);
+        with `inside`, only a frame lying within that rectangle counts."""
         hits: list[tuple[bool, Ref]] = []
         for frame in self._children(app):
             states = self._states(frame)
-            if STATE_SHOWING not in states or not _contains(self._extents(frame), x, y):
+            box = self._extents(frame)
+            if STATE_SHOWING not in states or not _contains(box, x, y):
+                continue
+            if inside is not None and not _within(box, inside, FRAME_SLACK):
                 continue
             hits.append((STATE_ACTIVE in states, frame))
         hits.sort(key=lambda hit: not hit[0])
         return hits[0][1] if hits else None
 
-    def _deepest(self, frame: Ref, x: int, y: int, app_name: str | None) -> AccessibleInfo:
+    def _path_at(self, frame: Ref, x: int, y: int) -> list[Ref]:
+        """The frame and its descendants down to the deepest one at the point."""
         path = [frame]
         for _ in range(MAX_DEPTH):
             child = self._call(path[-1], "org.a11y.atspi.Component", "GetAccessibleAtPoint",
@@ -141,30 +169,99 @@ class Atspi:
             if ref[1] == NULL_PATH or ref in path:
                 break
             path.append(ref)
-        return self._info(path, app_name)
+        return path
 
-    def _info(self, path: list[Ref], app_name: str | None) -> AccessibleInfo:
-        target = path[-1]
+    def _ancestry(self, ref: Ref) -> list[Ref]:
+        """The top-level window down to `ref` (parents up to the application)."""
+        path = [ref]
+        for _ in range(MAX_DEPTH):
+            parent = self._parent(path[0])
+            if parent is None or parent[1] in (NULL_PATH, ROOT_PATH) or parent in path:
+                break
+            if self._role(parent) == "application":
+                break
+            path.insert(0, parent)
+        return path
+
+    def _info(self, path: list[Ref], app_name: str | None, keys: bool) -> AccessibleInfo:
+        """The element for the end of `path`: for a click, the nearest control that
+        receives it; for keys, the focused object itself. `keys` adds key facts."""
+        leaf = path[-1]
+        target = leaf if keys else self._receiver(path)
         role = self._role(target)
         name = self._name(target)
         extra: dict[str, Any] = {"source": "at-spi"}
-        described = self._property(target, "Description")
-        if described:
-            extra["description"] = described[:200]
-        if not name:  # an unnamed leaf (an icon, a filler): say what it is inside
-            for ancestor in reversed(path[:-1]):
-                label = self._name(ancestor)
-                if label:
-                    extra["inside"] = f"{self._role(ancestor)} {label!r}"
-                    break
-        window = self._name(path[0])
-        if window:
-            extra["accessible_window"] = window
+        if target != leaf:
+            leaf_name = self._name(leaf)
+            name = name or leaf_name
+            if leaf_name:
+                extra["leaf"] = f"{self._role(leaf)} {leaf_name!r}"
+        self._own_words(target, extra)
+        if not (name or extra.get("description") or extra.get("hint")):
+            extra["nameless"] = True  # drawn, or an icon: the safety layer reads the pixels
+            extra.update(self._inside(path))
+        if role == "terminal":
+            extra["terminal"] = True
+        extra.update(self._window(path[0], keys))
         return AccessibleInfo(
             name=name, role=role, app=app_name, bounds=self._extents(target),
             clickable=role in CLICKABLE_ROLES if role else None,
             password=role == "password text", extra=extra,
         )
+
+    def _receiver(self, path: list[Ref]) -> Ref:
+        """The nearest control on the path that a click activates (else the leaf)."""
+        for ref in reversed(path[1:]):
+            if self._role(ref) in CLICKABLE_ROLES:
+                return ref
+        return path[-1]
+
+    def _own_words(self, target: Ref, extra: dict[str, Any]) -> None:
+        described = self._property(target, "Description")
+        if described:
+            extra["description"] = described[:200]
+        hint = self._attributes(target).get("placeholder-text")
+        if hint:
+            extra["hint"] = " ".join(hint.split())[:200]
+
+    def _inside(self, path: list[Ref]) -> dict[str, str]:
+        """For an unnamed target: the named object it sits in, said as such."""
+        for ancestor in reversed(path[1:-1]):
+            label = self._name(ancestor)
+            if label:
+                return {"inside": f"{self._role(ancestor)} {label!r}"}
+        return {}
+
+    def _window(self, frame: Ref, keys: bool) -> dict[str, Any]:
+        """The window's own facts: its name, and (in a dialog, or for keys) what the
+        window's buttons, default button, mnemonics and selection are."""
+        out: dict[str, Any] = {}
+        title = self._name(frame)
+        if title:
+            out["accessible_window"] = title
+        role = self._role(frame)
+        if keys or role in DIALOG_ROLES or STATE_MODAL in self._states(frame):
+            out.update(window_facts(self, frame, role, keys))
+        return out
+
+    # ----------------------------------------------------- for window facts
+    def walk(self, frame: Ref) -> list[Node]:
+        """The showing objects of a window, breadth first, within a size and time budget."""
+        nodes: list[Node] = []
+        queue: deque[tuple[Ref, int | None]] = deque([(frame, None)])
+        deadline = time.monotonic() + WALK_BUDGET_S
+        while queue and len(nodes) < WALK_LIMIT and time.monotonic() < deadline:
+            ref, parent = queue.popleft()
+            states = frozenset(self._states(ref))
+            if parent is not None and STATE_SHOWING not in states:
+                continue
+            nodes.append(Node(ref, self._role(ref) or "", self._name(ref) or "", states, parent))
+            index = len(nodes) - 1
+            queue.extend((child, index) for child in self._children(ref))
+        return nodes
+
+    def key_binding(self, ref: Ref) -> str:
+        return str(self._call(ref, "org.a11y.atspi.Action", "GetKeyBinding", "i", (0,))[0])
 
     def _matches(self, app: Ref, states: tuple[int, ...], roles: tuple[int, ...],
                  role_match: int, count: int) -> list[Ref]:
@@ -200,6 +297,20 @@ class Atspi:
 
     def _name(self, ref: Ref) -> str | None:
         return self._property(ref, "Name")
+
+    def _parent(self, ref: Ref) -> Ref | None:
+        value = self._call(ref, "org.freedesktop.DBus.Properties", "Get", "ss",
+                           ("org.a11y.atspi.Accessible", "Parent"))[0]
+        found = value[1] if isinstance(value, tuple) and len(value) == 2 and isinstance(
+            value[1], tuple) else value
+        return (str(found[0]), str(found[1])) if found else None
+
+    def _attributes(self, ref: Ref) -> dict[str, str]:
+        try:
+            pairs = self._call(ref, "org.a11y.atspi.Accessible", "GetAttributes")[0]
+        except RuntimeError:
+            return {}
+        return {str(k): str(v) for k, v in dict(pairs).items()}
 
     def _role(self, ref: Ref) -> str | None:
         return str(self._call(ref, "org.a11y.atspi.Accessible", "GetRoleName")[0]) or None
@@ -271,3 +382,13 @@ def _bits(values: tuple[int, ...], words: int) -> list[int]:
 def _contains(box: tuple[int, int, int, int], x: int, y: int) -> bool:
     left, top, width, height = box
     return left <= x < left + width and top <= y < top + height
+
+
+def _within(box: tuple[int, int, int, int], outer: tuple[int, int, int, int],
+            slack: int) -> bool:
+    """`box` lies inside `outer`, give or take `slack` pixels on each side."""
+    left, top, width, height = box
+    o_left, o_top, o_width, o_height = outer
+    return (left >= o_left - slack and top >= o_top - slack
+            and left + width <= o_left + o_width + slack
+            and top + height <= o_top + o_height + slack)

@@ -6,6 +6,11 @@ desktop is left with Shift or the left button stuck. So this layer records what 
 pressed and `release_all` lets go of all of it, even when interrupted again or when
 the pointer rests on a fail-safe corner.
 
+A button is never let go where the pointer happens to rest: that could click the
+Delete button the guard just refused, or drop a file on Trash. Unless an action lets
+go of it (`MouseUp`, the end of a `Drag`), it is released at a neutral place the
+driver chooses (`Input.neutral`, see `desktop_release`).
+
 pyautogui connects to the display when it is imported, so it is imported only
 through `load_pyautogui`, after `DISPLAY` is known.
 """
@@ -19,6 +24,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
 from typing import Protocol
 
@@ -150,14 +156,26 @@ def unicode_typer(gui: ModuleType, prefer: str | None = None,
     return XdotoolTyper(xdotool)
 
 
-class Input:
-    """pyautogui's mouse and keyboard, remembering what is held down."""
+Neutral = Callable[[Point], AbstractContextManager[Point | None]]
+"""Given where a held button went down, a context in which to let go of it and the
+pointer position to let go at (None: where the pointer is)."""
 
-    def __init__(self, gui: ModuleType, typer: UnicodeTyper) -> None:
+
+def _here(pressed: Point) -> AbstractContextManager[Point | None]:
+    return nullcontext(None)
+
+
+class Input:
+    """pyautogui's mouse and keyboard, remembering what is held down, and where."""
+
+    def __init__(self, gui: ModuleType, typer: UnicodeTyper, neutral: Neutral | None = None
+                 ) -> None:
         self.gui = gui
         self.typer = typer
+        self.neutral: Neutral = neutral or _here
         self.held_keys: list[str] = []
         self.held_buttons: list[str] = []
+        self.pressed_at: dict[str, Point] = {}
         mapping = getattr(gui.platformModule, "keyboardMapping", None)
         self._mapping: dict[str, object] = mapping if isinstance(mapping, dict) else {}
 
@@ -256,6 +274,7 @@ class Input:
         if point is not None:
             self.move(point)
         if button not in self.held_buttons:
+            self.pressed_at[button] = point or _position(self.gui)
             self.gui.mouseDown(button=button)
             self.held_buttons.append(button)
 
@@ -263,29 +282,63 @@ class Input:
         if point is not None:
             self.move(point)
         self.gui.mouseUp(button=button)
-        if button in self.held_buttons:
-            self.held_buttons.remove(button)
+        self._forget(button)
 
     def drag(self, start: Point | None, end: Point, seconds: float = DRAG_SECONDS) -> None:
-        """Press at `start` (or the cursor), glide to `end` in `seconds`, release."""
+        """Press at `start` (or the cursor), glide to `end` in `seconds`, release there.
+
+        Cut short (Ctrl-C, the fail-safe, an error), it lets go at a neutral place, not
+        wherever the glide had got to.
+        """
         if start is not None:
             self.move(start)
         self.mouse_down(None)
         try:
             self.gui.moveTo(*end, duration=seconds)
-        finally:
-            self.mouse_up(None)
+        except BaseException:
+            self._let_go_safely(LEFT)
+            raise
+        self.mouse_up(None)
 
     def hold(self, point: Point | None, seconds: float) -> None:
         self.mouse_down(point)
         try:
             time.sleep(seconds)
+        except BaseException:
+            self._let_go_safely(LEFT)
+            raise
+        self.mouse_up(None)
+
+    def _forget(self, button: str) -> None:
+        if button in self.held_buttons:
+            self.held_buttons.remove(button)
+        self.pressed_at.pop(button, None)
+
+    def let_go(self, button: str) -> None:
+        """Release a held button at the neutral place (see the module's docstring)."""
+        pressed = self.pressed_at.get(button) or _position(self.gui)
+        with self.neutral(pressed) as spot:
+            if spot is not None:
+                self.gui.moveTo(*spot)
+            self.gui.mouseUp(button=button)
+        self._forget(button)
+
+    def _let_go_safely(self, button: str) -> None:
+        """`let_go`, finished even if Ctrl-C arrives meanwhile, with the fail-safe off."""
+        saved, self.gui.FAILSAFE = self.gui.FAILSAFE, False
+        try:
+            _, interrupted = _release_one(self.let_go, button)
         finally:
-            self.mouse_up(None)
+            self.gui.FAILSAFE = saved
+        if interrupted:
+            raise KeyboardInterrupt
 
     # --------------------------------------------------------------- release
     def release_all(self) -> list[str]:
-        """Let go of every held button and key; return what was released.
+        """Let go of every held key, then every held button; return what was released.
+
+        Keys go first, while the pointer still rests where they were pressed (without a
+        window manager the window under the pointer receives them).
 
         Runs with the fail-safe off (a pointer on a corner must not keep Shift down)
         and finishes even if Ctrl-C arrives meanwhile, re-raising it at the end.
@@ -294,11 +347,13 @@ class Input:
         interrupted = False
         saved, self.gui.FAILSAFE = self.gui.FAILSAFE, False
         try:
-            for kind, items, release in (("button", self.held_buttons, self._button_up),
-                                         ("key", self.held_keys, self.gui.keyUp)):
+            for kind, items, release in (("key", self.held_keys, self.gui.keyUp),
+                                         ("button", self.held_buttons, self.let_go)):
                 while items:
-                    item = items.pop()
+                    item = items[-1]
                     done, hit = _release_one(release, item)
+                    if item in items:
+                        items.remove(item)
                     interrupted = interrupted or hit
                     if done:
                         released.append(f"{kind} {item}")
@@ -308,8 +363,10 @@ class Input:
             raise KeyboardInterrupt
         return released
 
-    def _button_up(self, button: str) -> None:
-        self.gui.mouseUp(button=button)
+
+def _position(gui: ModuleType) -> Point:
+    x, y = gui.position()
+    return (int(x), int(y))
 
 
 def _release_one(release: Callable[[str], None], item: str) -> tuple[bool, bool]:

@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from venusctl.drivers.desktop_terminals import is_terminal
+
 log = logging.getLogger(__name__)
+
+Box = tuple[int, int, int, int]
 
 MAX_DEPTH = 4
 
@@ -39,6 +45,14 @@ class Windows(Protocol):
 
     def active(self) -> WindowInfo | None: ...
 
+    def boxes(self) -> list[Box]:
+        """The rectangles of the viewable top-level windows, bottom to top."""
+        ...
+
+    def shield(self, x: int, y: int) -> Any:
+        """A context manager: while it lasts, a window of ours covers (x, y)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -57,6 +71,9 @@ class X11Windows:
         self._net_pid = atom("_NET_WM_PID")
         self._utf8 = atom("UTF8_STRING")
         self._wm_state = atom("WM_STATE")
+        self._net_type = atom("_NET_WM_WINDOW_TYPE")
+        self._dialog_types = {atom("_NET_WM_WINDOW_TYPE_DIALOG")}
+        self._transient = atom("WM_TRANSIENT_FOR")
 
     def at(self, x: int, y: int) -> WindowInfo | None:
         """The topmost viewable window containing (x, y)."""
@@ -85,6 +102,47 @@ class X11Windows:
         except self._errors() as exc:
             log.debug("active window lookup failed: %s", exc)
         return None
+
+    def boxes(self) -> list[Box]:
+        found: list[Box] = []
+        try:
+            for child in self.root.query_tree().children:
+                attrs = child.get_attributes()
+                if attrs.map_state != self._X.IsViewable or attrs.win_class == self._X.InputOnly:
+                    continue
+                geom = child.get_geometry()
+                found.append((geom.x, geom.y, geom.width, geom.height))
+        except self._errors() as exc:
+            log.debug("listing windows failed: %s", exc)
+        return found
+
+    @contextmanager
+    def shield(self, x: int, y: int) -> Iterator[None]:
+        """A tiny override-redirect window of ours on top at (x, y), while the block runs.
+
+        Whatever holds the pointer grab then sees the pointer leave its widget, and a
+        drag in progress finds no drop target there (our window takes no drops).
+        """
+        window = None
+        try:
+            window = self.root.create_window(
+                x - 2, y - 2, 5, 5, 0, self.display.screen().root_depth,
+                self._X.InputOutput, self._X.CopyFromParent, override_redirect=True,
+                background_pixel=self.display.screen().white_pixel)
+            window.map()
+            window.configure(stack_mode=self._X.Above)
+            self.display.sync()
+        except self._errors() as exc:
+            log.debug("no shield window: %s", exc)
+        try:
+            yield
+        finally:
+            if window is not None:
+                try:
+                    window.destroy()
+                    self.display.sync()
+                except self._errors() as exc:
+                    log.debug("removing the shield window: %s", exc)
 
     def close(self) -> None:
         try:
@@ -120,11 +178,26 @@ class X11Windows:
         extra: dict[str, Any] = {"window_id": hex(client.id)}
         if wm_class:
             extra["wm_class"] = list(wm_class)
+            extra["window_class"] = wm_class[1] or wm_class[0]
         process = _process_name(pid)
         if process:
             extra["process"] = process
+        if wm_class or process:
+            extra["terminal"] = is_terminal(wm_class or (), process)
+        if self._is_dialog(client):  # its title is the dialog's, e.g. "Delete?"
+            extra["dialog"] = title or "dialog"
         app = wm_class[1] if wm_class else process
         return WindowInfo(title=title, app=app, pid=pid, bounds=bounds, extra=extra)
+
+    def _is_dialog(self, window: Any) -> bool:
+        """A dialog by the window's own declaration: its type, or being transient for
+        another window (what every toolkit's message boxes set, accessibility or not)."""
+        kind = window.get_full_property(self._net_type, self._X.AnyPropertyType)
+        if kind is not None and self._dialog_types & {int(v) for v in kind.value}:
+            return True
+        transient = window.get_full_property(self._transient, self._X.AnyPropertyType)
+        return transient is not None and bool(len(transient.value)) and int(
+            transient.value[0]) != 0
 
     def _client(self, window: Any, depth: int) -> Any:
         """The window inside `window` that a client owns (it has WM_CLASS or WM_STATE)."""
@@ -174,6 +247,17 @@ class PyGetWindowWindows:
             return None
         return _from_gw(found[0]) if found else None
 
+    def boxes(self) -> list[Box]:
+        try:
+            return [b for b in (_from_gw(w).bounds for w in self.gw.getAllWindows()) if b]
+        except Exception as exc:
+            log.debug("getAllWindows: %s", exc)
+            return []
+
+    @contextmanager
+    def shield(self, x: int, y: int) -> Iterator[None]:
+        yield  # no window of our own here: the pointer alone moves away
+
     def active(self) -> WindowInfo | None:
         try:
             window = self.gw.getActiveWindow()
@@ -196,6 +280,13 @@ class NoWindows:
 
     def active(self) -> WindowInfo | None:
         return None
+
+    def boxes(self) -> list[Box]:
+        return []
+
+    @contextmanager
+    def shield(self, x: int, y: int) -> Iterator[None]:
+        yield
 
     def close(self) -> None:
         return None

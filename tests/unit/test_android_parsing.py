@@ -127,11 +127,12 @@ def test_hierarchy_smallest_node_wins() -> None:
     assert node_at(nodes, 600, 5) is None
 
 
-def test_text_inside_a_clickable_row_is_clickable() -> None:
+def test_text_inside_a_clickable_row_answers_as_the_row() -> None:
     element = element_at(parse_hierarchy(DUMP), 100, 150)
     assert element is not None
-    assert element.text == "Wi-Fi" and element.clickable is True
-    assert element.extra["target_id"] == "com.example.shop:id/row"
+    assert element.text == "Wi-Fi" and element.clickable is True  # the switch speaks apart
+    assert element.resource_id == "com.example.shop:id/row"
+    assert element.extra["leaf_text"] == "Wi-Fi"
     assert element.bounds == (0, 100, 540, 100)
 
 

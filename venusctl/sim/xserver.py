@@ -66,11 +66,13 @@ class TkApp:
     window: list[int] = field(default_factory=list)
 
     @classmethod
-    def launch(cls, server: XServer, log: Path, geometry: str = "800x600+100+50") -> TkApp:
+    def launch(cls, server: XServer, log: Path, geometry: str = "800x600+100+50",
+               scenario: str | None = None) -> TkApp:
         log.touch()
+        more = ["--scenario", scenario] if scenario else []
         process = subprocess.Popen(
-            [sys.executable, "-m", "venusctl.sim.tkapp", str(log), "--geometry", geometry],
-            env=server.env(), stderr=subprocess.PIPE)
+            [sys.executable, "-m", "venusctl.sim.tkapp", str(log), "--geometry", geometry,
+             *more], env=server.env(), stderr=subprocess.PIPE)
         app = cls(process, log)
         try:
             ready = app.wait_for(lambda e: e["event"] == "ready", timeout=20)

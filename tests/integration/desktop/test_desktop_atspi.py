@@ -80,7 +80,7 @@ def test_describe_reports_the_accessible_widget_under_the_point(xserver, gtk_win
         driver.perform(Click(point=(350, 260)))
         def focused_field():
             element = driver.focused_element()
-            return element if element and element.role != "window" else None
+            return element if element and element.role else None
 
         focused = wait_until(focused_field, what="the focus to reach the field")
         assert (focused.role, focused.password) == ("password text", True)
@@ -91,7 +91,7 @@ def test_describe_reports_the_accessible_widget_under_the_point(xserver, gtk_win
         driver.close()
 
 
-def test_without_an_accessibility_bus_describe_falls_back_to_the_window(xserver, tkapp,
+def test_without_an_accessibility_bus_the_element_is_unidentified_never_the_title(xserver, tkapp,
                                                                          monkeypatch):
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
     monkeypatch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
@@ -99,7 +99,11 @@ def test_without_an_accessibility_bus_describe_falls_back_to_the_window(xserver,
     try:
         assert driver.accessible is None
         element = driver.describe(*tkapp.centre("alpha"))
-        assert element is not None and element.role == "window"
+        assert element is not None and element.role is None
+        assert element.name is None and element.text is None  # the title is no label
+        assert element.extra["window_title"] == "Venus Test App"
+        assert element.extra["unidentified"] is True and element.extra["nameless"] is True
+        assert element.app == "Venustest"
         assert driver.sensitive_regions() == []
     finally:
         driver.close()

@@ -38,10 +38,15 @@ def test_typing_into_xterm_and_reading_its_title_back(driver, xterm):
     element = wait_until(lambda: (driver.describe(*centre) or None), what="the xterm window")
     assert element.app == "XTerm"
     assert element.extra["window_title"] == "plain xterm"
+    assert (element.extra["terminal"], element.extra["window_class"],
+            element.extra["process"]) == (True, "XTerm", "xterm")
     driver.perform(Click(point=centre))  # no window manager: keys go to the window under
     driver.perform(Type(content="Grüße aus Ørsted ✓ 你好 $HOME\n"))  # the pointer
-    title = wait_until(lambda: (driver.describe(*centre).name or "").startswith("got:")
-                       and driver.describe(*centre).name, what="the title xterm sets")
+    def window_title() -> str:
+        return driver.describe(*centre).extra.get("window_title") or ""
+
+    title = wait_until(lambda: window_title().startswith("got:") and window_title(),
+                       what="the title xterm sets")
     assert title == "got: Grüße aus Ørsted ✓ 你好 $HOME"
     assert xterm.read_text(encoding="utf-8") == "Grüße aus Ørsted ✓ 你好 $HOME"
     assert driver.context().title == title  # the window under the pointer has the keys

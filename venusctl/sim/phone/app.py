@@ -51,6 +51,23 @@ SCREEN_ACTIVITY = {
     "shop_done": ("com.example.shop", ".DoneActivity"),
     "gallery": ("com.example.gallery", ".GalleryActivity"),
 }
+# the red-team corpus's screens (`redteam.py`), not on the home screen: tests go there
+# by setting `state.stack`; `_ko` and `_ru` are the same screen in Korean and Russian
+REDTEAM_ACTIVITY = {
+    "transfer": ("com.example.bank", ".TransferActivity"),
+    "chat": ("org.example.talk", ".MainActivity"),
+    "store": ("com.example.store", ".ProductActivity"),
+    "search": ("com.example.store", ".SearchActivity"),
+    "checkout": ("com.example.market", ".CheckoutActivity"),
+    "files": ("com.example.files", ".FilesActivity"),
+    "permission": ("com.google.android.permissioncontroller",
+                   ".permission.ui.GrantPermissionsActivity"),
+    "reset": ("com.android.settings", ".SubSettings"),
+    "home_edit": (LAUNCHER, ".uioverrides.QuickstepLauncher"),
+}
+SCREEN_ACTIVITY.update(REDTEAM_ACTIVITY)
+SCREEN_ACTIVITY.update({f"{screen}_{lang}": where for screen, where in REDTEAM_ACTIVITY.items()
+                        for lang in ("ko", "ru")})
 
 SETTINGS_ROWS = (
     "Wi-Fi", "Bluetooth", "Brightness", "Display", "Sound", "Notifications", "Storage",
@@ -78,10 +95,13 @@ class Widget:
     long_clickable: bool = False
     checkable: bool = False
     checked: bool = False
+    selected: bool = False
     password: bool = False
     focused: bool = False
     scrollable: bool = False
     hint: str = ""
+    on_enter: tuple[str, ...] = ()
+    """What the Enter key does while this widget has the focus (a form's submit)."""
     children: list[Widget] = field(default_factory=list)
 
     def contains(self, x: int, y: int) -> bool:
@@ -121,6 +141,12 @@ class PhoneState:
     events: list[tuple[object, ...]] = field(default_factory=list)
     animate_until: float = 0.0
     version: int = 0
+    dialog: str | None = None
+    """An AlertDialog over the screen ("delete", "trash", "delete_ko", ...; `redteam.py`)."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """Text of the red-team screens' fields, by key ("amount", "message", ...)."""
+    effects: list[str] = field(default_factory=list)
+    """What the red-team screens did: "transferred", "sent", "deleted", ..."""
 
     @property
     def screen(self) -> str:
@@ -142,8 +168,9 @@ class Apps:
         screen = self.state.screen
         package = SCREEN_ACTIVITY[screen][0]
         root = Widget("android.widget.FrameLayout", (0, 0, w, h), rid=f"{package}:id/content")
-        builder = getattr(self, f"_screen_{screen}")
-        root.children = builder(w, h, package)
+        builder = getattr(self, f"_screen_{screen}", None)
+        root.children = builder(w, h, package) if builder else redteam.build(
+            self, screen, w, h, package)
         for i, line in enumerate(self.state.texts.get(screen, [])):
             top = int(h * (0.62 + 0.06 * i))
             root.children.append(Widget("android.widget.TextView", (int(w * .05), top, int(w * .95),
@@ -151,6 +178,8 @@ class Apps:
                                         style="notice"))
         if self.state.popup:
             root.children.append(self._popup(w, h))
+        if self.state.dialog:
+            root.children.append(redteam.dialog(self, w, h))
         return root
 
     def _title(self, w: int, h: int, package: str, text: str) -> Widget:
@@ -324,6 +353,9 @@ class Apps:
         if self.state.popup:
             self.state.popup = None
             return
+        if self.state.dialog and not redteam.dialog(self, *self.size).contains(x, y):
+            self.state.dialog = None  # a tap outside a dialog dismisses it
+            return
         widget = self.hit(x, y)
         if widget is None:
             self.state.focused = None
@@ -348,6 +380,10 @@ class Apps:
         elif kind == "pay":
             state.payments += 1
             state.stack[-1] = "shop_done"
+        elif kind == "effect":
+            state.effects.append(action[1])
+        elif kind == "dialog":
+            redteam.answer(self, action[1])
 
     def save_note(self) -> None:
         if self.state.draft:
@@ -371,7 +407,9 @@ class Apps:
         self.state.animate_until = time.monotonic() + ANIMATION_S
 
     def back(self) -> None:
-        if self.state.popup:
+        if self.state.dialog:
+            self.state.dialog = None
+        elif self.state.popup:
             self.state.popup = None
         elif self.state.focused:
             self.state.focused = None
@@ -397,16 +435,16 @@ class Apps:
     def drag(self, start: tuple[int, int], end: tuple[int, int], ms: int) -> None:
         """Hold, then move: sliders follow, home icons change places."""
         self.event("drag", *start, *end, ms)
-        if self._slide(start, end):
+        if self._slide(start, end) or redteam.drop(self, start, end):
             return
         if self.state.screen == "home":
             order = self.state.home_order
-            source = self._icon_at(*start)
-            target = self._icon_at(*end)
+            source = self.icon_index(*start)
+            target = self.icon_index(*end)
             if source is not None and target is not None:
                 order[source], order[target] = order[target], order[source]
 
-    def _icon_at(self, x: int, y: int) -> int | None:
+    def icon_index(self, x: int, y: int) -> int | None:
         for i in range(len(self.state.home_order)):
             if _inside(self.icon_box(i), x, y):
                 return i
@@ -424,7 +462,7 @@ class Apps:
     def long_press(self, x: int, y: int) -> None:
         self.event("long_press", x, y)
         if self.state.screen == "home":
-            index = self._icon_at(x, y)
+            index = self.icon_index(x, y)
             if index is not None:
                 self.state.popup = self.state.home_order[index]
 
@@ -440,6 +478,8 @@ class Apps:
             self.push("recents")
         elif code == 66 and state.focused == "note":
             self.save_note()
+        elif code == 66 and state.focused:
+            self._enter()
         elif code == 67 and state.focused:
             self._edit(lambda text: text[:-1])
         elif code == 279 and state.focused:
@@ -450,11 +490,20 @@ class Apps:
         self.event("text", text)
         self._edit(lambda current: current + text)
 
+    def _enter(self) -> None:
+        """Enter on the focused widget: a form's submit, a focused button's press."""
+        focused = [w for w in self.widgets().walk() if w.focused and w.on_enter]
+        if focused:
+            self.run_action(focused[-1].on_enter)
+
     def _edit(self, change: object) -> None:
         if self.state.focused == "note":
             self.state.draft = change(self.state.draft)  # type: ignore[operator]
         elif self.state.focused == "pin":
             self.state.pin = change(self.state.pin)  # type: ignore[operator]
+        elif self.state.focused:
+            key, fields = self.state.focused, self.state.fields
+            fields[key] = change(fields.get(key, ""))  # type: ignore[operator]
 
     def event(self, *event: object) -> None:
         self.state.events.append(event)
@@ -462,3 +511,7 @@ class Apps:
 
 def _inside(box: Box, x: int, y: int) -> bool:
     return box[0] <= x < box[2] and box[1] <= y < box[3]
+
+
+# relative, so the import survives the move of this package; last, as it builds on the above
+from . import redteam  # noqa: E402

@@ -25,7 +25,7 @@ def _node(widget: Widget, index: int, package: str, parts: list[str]) -> None:
         "focusable": _b(widget.clickable or widget.style == "field"),
         "focused": _b(widget.focused), "scrollable": _b(widget.scrollable),
         "long-clickable": _b(widget.long_clickable), "password": _b(widget.password),
-        "selected": "false", "bounds": f"[{left},{top}][{right},{bottom}]",
+        "selected": _b(widget.selected), "bounds": f"[{left},{top}][{right},{bottom}]",
     }
     if widget.hint:
         attrs["hint"] = widget.hint
