@@ -229,7 +229,7 @@ class LlamaModel:
             for _ in range(options.max_tokens):
                 token = closing.forced(generated, text, sampler)
                 if token is None:
-                    token = sampler.sample(context.logits())
+                    token = sampler.sample(context)
                     if self.text.is_eog(token):
                         break
                 sampler.accept(token)
