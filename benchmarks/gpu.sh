@@ -45,7 +45,9 @@ mkdir -p "$WORK" "$OUT" "$SITE"
 LOG="$OUT/gpu.log"
 exec > >(tee -a "$LOG") 2>&1
 
-export PYTHONPATH="$SITE:$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+RUN="$WORK/run"  # benchmarks and test support without the source package beside them,
+                 # so `venusctl` is the installed one (the source tree maps drivers/ in)
+export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 export VENUSCTL_TEST_CACHE="$WORK/models"
 export PATH="$SITE/bin:$PATH"
@@ -90,8 +92,9 @@ if [ "$CPU" -eq 1 ]; then
 else
   MODEL=9b; GRAMMATICAL=grammatical
 fi
+rm -rf "$RUN" && mkdir -p "$RUN" && cp -r benchmarks tests prompts "$RUN"/
 phase "model generation in the background ($MODEL)"
-("$PYTHON" -m tests.support.tiny_model "$MODEL" > "$OUT/generate.txt" 2>&1; \
+(cd "$RUN" && "$PYTHON" -m tests.support.tiny_model "$MODEL" > "$OUT/generate.txt" 2>&1; \
  echo "generated ($MODEL) at $(elapsed) s" >> "$OUT/generate.txt") &
 GENERATOR=$!
 
@@ -113,7 +116,9 @@ phase "venusctl"
 "$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
   --target "$SITE" --upgrade . > "$OUT/venusctl-install.txt" 2>&1 \
   || { tail -20 "$OUT/venusctl-install.txt"; exit 1; }
-"$PYTHON" -c "from venusctl.model.llama import backend_info; print(backend_info().summary)"
+cd "$RUN"
+"$PYTHON" -c "import venusctl.drivers; from venusctl.model.llama import backend_info
+print(backend_info().summary)" || exit 1
 
 if [ "$CPU" -eq 0 ]; then
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 250 \
@@ -126,16 +131,17 @@ part 90 import-order "$PYTHON" benchmarks/import_order.py --gpu-layers -1 --debu
 wait "$GENERATOR"; cat "$OUT/generate.txt"
 "$PYTHON" -m tests.support.tiny_model "$GRAMMATICAL" > /dev/null
 
-LAYERS=-1; [ "$CPU" -eq 1 ] && LAYERS=0
+LAYERS=-1; RUNS=7
+[ "$CPU" -eq 1 ] && LAYERS=0 && RUNS=3  # a CPU only needs to show that every part runs
 part 150 do "$PYTHON" benchmarks/phone_do.py --model "$MODEL" --gpu-layers "$LAYERS" \
   --steps 3 --realistic
 part 150 step "$PYTHON" benchmarks/model_step.py --model "$MODEL" --gpu-layers "$LAYERS" \
-  --runs 7 --max-tokens 32 --thinking-tokens 300
+  --runs "$RUNS" --max-tokens 32 --thinking-tokens 300
 part 100 prefill "$PYTHON" benchmarks/model_prefill.py --model "$MODEL" --gpu-layers "$LAYERS"
 part 90 reuse "$PYTHON" benchmarks/model_reuse.py --model "$MODEL" --steps 5 \
   --gpu-layers "$LAYERS"
-part 60 grammar "$PYTHON" benchmarks/model_grammar.py --model "$GRAMMATICAL" \
-  --gpu-layers "$LAYERS" --runs 7
+part 90 grammar "$PYTHON" benchmarks/model_grammar.py --model "$GRAMMATICAL" \
+  --gpu-layers "$LAYERS" --runs "$RUNS"
 
 if [ "$CPU" -eq 0 ]; then
   kill "$SAMPLER" 2>/dev/null
