@@ -30,7 +30,7 @@ WHEELS=(
   "adbutils==2.12.0" "deprecation==2.1.0" "retry2==0.9.5" "decorator>=5"
   "keyring>=25" "jaraco.classes" "jaraco.functools" "jaraco.context" "more-itertools"
   "jeepney>=0.8" "annotated-doc"
-  "backports.tarfile" "importlib-metadata" "zipp"  # keyring's needs before Python 3.12
+  "backports.tarfile" "importlib-metadata" "zipp" "lazy-importer"  # before Python 3.12
 )
 
 mkdir -p "$BUNDLE/wheels"

@@ -79,7 +79,7 @@ def main() -> None:
 def report(done: subprocess.CompletedProcess[str], runs: Path) -> None:
     lines = done.stderr.splitlines()
     print(f"first progress line: {lines[0] if lines else '(none)'}")
-    print(f"exit code {done.returncode}; last line: {lines[-1] if lines else '(none)'}")
+    print(f"exit code {done.returncode}; last line: {(lines[-1] if lines else '(none)')[:160]}")
     records = [p for p in runs.iterdir() if (p / "run.json").exists()] if runs.exists() else []
     if not records:
         print("no run record:\n" + done.stderr[-3000:])
@@ -90,7 +90,8 @@ def report(done: subprocess.CompletedProcess[str], runs: Path) -> None:
         step = json.loads(line)
         timings = step.get("timings", {})
         model = step.get("model") or {}
-        print(f"  step {step['step']}: {step.get('action') or step.get('error')}  "
+        action = str(step.get("action") or step.get("error"))
+        print(f"  step {step['step']}: {action[:80]}  "
               f"model {timings.get('model', 0):.2f} s (prompt {model.get('prompt_tokens')}, "
               f"reused {model.get('reused_tokens')}, decoded {model.get('completion_tokens')}), "
               f"describe {timings.get('describe', 0):.2f} s, act {timings.get('act', 0):.2f} s")

@@ -143,6 +143,11 @@ class Sampler:
         self.llama.llama_sampler_apply(self.grammar, ctypes.byref(self.single_array))
         return math.isfinite(single.logit)
 
+    def grammar_accept(self, token: int) -> None:
+        """Advance only the grammar past `token` (for measuring the grammar alone)."""
+        if self.grammar is not None:
+            self.llama.llama_sampler_accept(self.grammar, token)
+
     def accept(self, token: int) -> None:
         """`token` is kept: every sampler that remembers hears of it exactly once."""
         if self._chain_knows != token:
