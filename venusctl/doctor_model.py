@@ -255,5 +255,7 @@ def backend_summary() -> tuple[str, tuple[str, ...], bool]:
         except (ImportError, AttributeError):
             continue
         found = backend_info()
-        return version, tuple(found.devices), bool(found.gpu_offload)
+        devices = tuple(getattr(found, "gpu_names", ())) + tuple(
+            d for d in found.devices if d == "CPU" or not getattr(found, "gpu_names", ()))
+        return version, devices, bool(found.gpu_offload)
     return version, (), bool(llama_cpp.llama_supports_gpu_offload())

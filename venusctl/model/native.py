@@ -53,6 +53,9 @@ class BackendInfo:
     system: str
     gpus: tuple[str, ...] = ()
     """The GPU backends present (CUDA, Metal, Vulkan, ROCm, ...), one entry per device."""
+    gpu_names: tuple[str, ...] = ()
+    """Each GPU as its device describes itself, with its memory: `CUDA0 NVIDIA H200,
+    139.2 of 139.8 GiB free`."""
 
     @property
     def gpu_kind(self) -> str | None:
@@ -72,6 +75,7 @@ def backend_info() -> BackendInfo:
     _declare_devices(libggml)
     names: list[str] = []
     gpus: list[str] = []
+    gpu_names: list[str] = []
     for index in range(libggml.ggml_backend_dev_count()):
         device = libggml.ggml_backend_dev_get(index)
         name = libggml.ggml_backend_dev_name(device)
@@ -80,9 +84,20 @@ def backend_info() -> BackendInfo:
             registry = libggml.ggml_backend_reg_name(libggml.ggml_backend_dev_backend_reg(device))
             label = registry.decode() if registry else names[-1].rstrip("0123456789")
             gpus.append(BACKEND_NAMES.get(label, label))
+            gpu_names.append(_describe(libggml, device, names[-1]))
     system = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
     return BackendInfo(tuple(names), bool(llama_cpp.llama_supports_gpu_offload()), system,
-                       tuple(gpus))
+                       tuple(gpus), tuple(gpu_names))
+
+
+def _describe(libggml: Any, device: int, name: str) -> str:
+    description = libggml.ggml_backend_dev_description(device)
+    free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
+    libggml.ggml_backend_dev_memory(device, ctypes.byref(free), ctypes.byref(total))
+    text = f"{name} {description.decode(errors='replace') if description else ''}".strip()
+    if total.value:
+        text += f", {free.value / 2**30:.1f} of {total.value / 2**30:.1f} GiB free"
+    return text
 
 
 def _declare_devices(libggml: Any) -> None:
@@ -97,6 +112,11 @@ def _declare_devices(libggml: Any) -> None:
     libggml.ggml_backend_dev_backend_reg.argtypes = [ctypes.c_void_p]
     libggml.ggml_backend_reg_name.restype = ctypes.c_char_p
     libggml.ggml_backend_reg_name.argtypes = [ctypes.c_void_p]
+    libggml.ggml_backend_dev_description.restype = ctypes.c_char_p
+    libggml.ggml_backend_dev_description.argtypes = [ctypes.c_void_p]
+    libggml.ggml_backend_dev_memory.restype = None
+    libggml.ggml_backend_dev_memory.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t),
+                                                ctypes.POINTER(ctypes.c_size_t)]
 
 
 class TextModel:

@@ -91,10 +91,14 @@ class Sampler:
         return sampler
 
     # ----------------------------------------------------------------- choosing
-    def sample(self, context: Context) -> int:
-        """The next token from the context's last logits, one the grammar allows."""
-        token = int(self.llama.llama_sampler_sample(self.chain, context.handle, -1))
-        self._chain_knows = token
+    def sample(self, source: Context | np.ndarray) -> int:
+        """The next token, one the grammar allows: from the context's last logits (in
+        llama.cpp), or from logits given as an array (tests, tools)."""
+        if isinstance(source, np.ndarray):
+            token = self._apply(source, grammar=False)
+        else:
+            token = int(self.llama.llama_sampler_sample(self.chain, source.handle, -1))
+            self._chain_knows = token
         if self.grammar is None:
             return token
         self.stats.checked += 1
@@ -102,7 +106,8 @@ class Sampler:
             return token
         self.stats.rejected += 1
         self._forget(token)
-        token = self._constrained(context.logits())
+        logits = source if isinstance(source, np.ndarray) else source.logits()
+        token = self._constrained(logits)
         if not self.allows(token):
             raise ModelError("the grammar left no token to choose (the answer cannot continue)")
         return token
@@ -116,16 +121,22 @@ class Sampler:
 
     def _constrained(self, logits: np.ndarray) -> int:
         """The slow path: grammar over the whole vocabulary, then the chain."""
+        if self.whole is not None:
+            logits = np.where(self.whole.mask, logits, -np.inf).astype(np.float32)
+        return self._apply(logits, grammar=True)
+
+    def _apply(self, logits: np.ndarray, grammar: bool) -> int:
+        """Run the grammar (optionally) and the chain over logits held in Python."""
         llama = self.llama
         candidates = np.empty(self.model.n_vocab, dtype=TOKEN_DATA)
         candidates["id"] = np.arange(self.model.n_vocab, dtype=np.int32)
-        candidates["logit"] = logits if self.whole is None else np.where(
-            self.whole.mask, logits, -np.inf)
+        candidates["logit"] = logits
         candidates["p"] = 0.0
         array = llama.llama_token_data_array(
             data=candidates.ctypes.data_as(ctypes.POINTER(llama.llama_token_data)),
             size=len(candidates), selected=-1, sorted=False)
-        llama.llama_sampler_apply(self.grammar, ctypes.byref(array))
+        if grammar:
+            llama.llama_sampler_apply(self.grammar, ctypes.byref(array))
         llama.llama_sampler_apply(self.chain, ctypes.byref(array))
         if array.selected < 0:
             raise ModelError("sampling chose no token")
