@@ -9,7 +9,9 @@ emptied before every run (a first step), grammar off so both sample the same way
 (a second line shows the cost with the grammar on). Same context size, threads,
 flash attention, image budget (the library default, which the bare handler cannot
 change), greedy, no repetition penalty. Prints medians and venusctl/bare ratios
-(goal: at most 1.03 on the first step).
+(goal: at most 1.03 on the first step), in wall-clock seconds and in the process's
+CPU seconds: on a machine shared with other work, `--threads 1` and the CPU-time
+ratio measure the work done rather than the waiting for a core.
 
 Then the cost of thinking: decode tokens and seconds of one answer with thinking on
 and with it off (the template's empty think block), grammar on, up to
@@ -91,18 +93,22 @@ def main() -> None:
     tokens: dict[str, list[int]] = {k: [] for k in times}
     for run in (bare, venus, venus_g):
         run(messages, 4)  # warm-up: first image encode, page cache
+    cpu: dict[str, list[float]] = {k: [] for k in times}
     for _ in range(args.runs):  # interleaved, so load from others spreads evenly
         for name, run in (("bare", bare), ("venusctl", venus), ("venusctl+grammar", venus_g)):
+            before = time.process_time()
             seconds, count = run(messages, args.max_tokens)
+            cpu[name].append(time.process_time() - before)
             times[name].append(seconds)
             tokens[name].append(count)
     print(f"model: {args.model} ({model.name}, GPU layers {layers}), threads {args.threads}, "
           f"runs {args.runs}, max tokens {args.max_tokens}")
-    base = median(times["bare"])
+    base, base_cpu = median(times["bare"]), median(cpu["bare"])
     for name in times:
-        value = median(times[name])
+        value, used = median(times[name]), median(cpu[name])
         print(f"  {name:17s} median {value:8.3f} s   tokens {median(tokens[name]):5.0f}   "
-              f"ratio to bare {value / base:5.3f}")
+              f"ratio to bare {value / base:5.3f}   (CPU time {used:7.3f} s, ratio "
+              f"{used / base_cpu:5.3f})")
     llm.close()
     model.close()
     thinking_cost(model_g, messages, args.thinking_tokens)
