@@ -3,6 +3,13 @@
 Against the simulated phone (started here with its own adb server):
 
     .venv/bin/python benchmarks/android_screenshot.py [-n 20] [--size 1080x2400]
+                                                      [--realistic] [--think 2.0]
+
+`--realistic` gives the simulated phone a real one's timings (`input` 0.3-1 s,
+`uiautomator dump` 1-3 s, no ADB Keyboard); `--think S` makes the scripted model
+take S seconds per answer, as a local model does (the dump of the screen overlaps
+with it). The driver is wrapped as `venusctl do` wraps it (secrets, blurring) and
+guarded by the default policy.
 
 Against a real phone on your adb server (the loop then runs dry: it observes,
 describes and guards, but performs nothing on the phone):
@@ -37,7 +44,8 @@ from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
 from venusctl.record import Recorder, RunInfo
 from venusctl.safety.confirm import NonInteractiveConfirmer
-from venusctl.safety.guard import AllowAllGuard
+from venusctl.safety.setup import protected
+from venusctl.session import make_guard
 from venusctl.sim.phone import PhoneConfig, android_env
 
 PHASES = ("observe", "describe", "guard", "act", "settle", "record")
@@ -87,21 +95,35 @@ def answers(steps: int, size: tuple[int, int]) -> list[Completion]:
     return out
 
 
-def loop_overhead(driver: AndroidDriver, steps: int, dry: bool) -> None:
+class ThinkingModel(ScriptedModel):
+    """The scripted answers, each after `think_s` seconds (a local model's step)."""
+
+    def __init__(self, answers: list[Completion], think_s: float) -> None:
+        super().__init__(answers)
+        self.think_s = think_s
+
+    def complete(self, messages, options, on_text=None) -> Completion:
+        time.sleep(self.think_s)
+        return super().complete(messages, options, on_text)
+
+
+def loop_overhead(driver: AndroidDriver, steps: int, dry: bool, think_s: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         recorder = Recorder(Path(tmp), "benchmark")
         observer = TimedRecord(recorder)
         info = RunInfo(recorder.run_id, "benchmark", "mobile", "android", "scripted",
                        recorder.run_dir)
-        surface = DryRunDriver(driver) if dry else driver
-        model = ScriptedModel(answers(steps, driver.input_size))
-        agent = Agent(surface, model, AllowAllGuard(), NonInteractiveConfirmer(), "S", info,
+        surface = protected(DryRunDriver(driver) if dry else driver)
+        model = ThinkingModel(answers(steps, driver.input_size), think_s)
+        guard = make_guard("policy", assume_yes=False)  # the default policy, as `do` uses
+        agent = Agent(surface, model, guard, NonInteractiveConfirmer(), "S", info,
                       AgentSettings(max_steps=steps + 1), [observer])
         outcome = agent.run()
     assert outcome.status == "finished", outcome
     measured = observer.records[1:-1]  # skip the warm-up step and the Finished step
     mode = "dry run: nothing performed" if dry else "taps performed"
-    print(f"loop overhead per step ({mode}; {len(measured)} steps, median ms)")
+    print(f"loop overhead per step ({mode}; model {think_s:.1f} s per answer, not counted; "
+          f"{len(measured)} steps, median ms)")
     for phase in PHASES:
         values = [r.timings.get(phase, 0.0) * 1000 for r in measured]
         print(f"  {phase:<9} {statistics.median(values):8.1f}")
@@ -110,8 +132,9 @@ def loop_overhead(driver: AndroidDriver, steps: int, dry: bool) -> None:
 
 
 @contextmanager
-def simulated(size: tuple[int, int]) -> Iterator[None]:
-    with android_env(PhoneConfig(size=size)) as env:
+def simulated(size: tuple[int, int], realistic: bool) -> Iterator[None]:
+    config = PhoneConfig.realistic(size=size, seed=1) if realistic else PhoneConfig(size=size)
+    with android_env(config) as env:
         saved = dict(os.environ)
         os.environ.update(env.environ())
         os.environ.pop("ANDROID_SERIAL", None)
@@ -127,25 +150,33 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=20, help="captures per path and loop steps")
     parser.add_argument("--serial", help="a real phone on your adb server")
     parser.add_argument("--size", default="540x960", help="simulated phone size, WxH")
+    parser.add_argument("--realistic", action="store_true",
+                        help="simulated phone with a real one's timings")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds the scripted model takes per answer")
+    parser.add_argument("--loop-only", action="store_true", help="skip the capture timings")
     args = parser.parse_args()
-    runs = max(args.n, 20)
+    runs = max(args.n, 20) if not args.realistic else args.n
     options = AndroidOptions(device=args.serial, cache_dir=None, aliases_file=None)
     if args.serial:
         driver = AndroidDriver(options)
         print(f"real phone {driver.serial}")
         try:
-            capture_paths(driver, runs)
-            loop_overhead(driver, runs, dry=True)
+            if not args.loop_only:
+                capture_paths(driver, runs)
+            loop_overhead(driver, runs, dry=True, think_s=args.think)
         finally:
             driver.close()
         return
     width, height = (int(v) for v in args.size.split("x"))
-    with simulated((width, height)):
+    with simulated((width, height), args.realistic):
         driver = AndroidDriver(options)
-        print(f"simulated phone {driver.serial} through Debian's adb server")
+        kind = "realistic simulated phone" if args.realistic else "simulated phone"
+        print(f"{kind} {driver.serial} through the adb server")
         try:
-            capture_paths(driver, runs)
-            loop_overhead(driver, runs, dry=False)
+            if not args.loop_only:
+                capture_paths(driver, runs)
+            loop_overhead(driver, runs, dry=False, think_s=args.think)
         finally:
             driver.close()
 

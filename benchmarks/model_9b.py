@@ -1,7 +1,7 @@
 """The shape-true UI-Venus-2-9B (random weights, Q4_0 + f16 projector) on this CPU.
 
     .venv/bin/python benchmarks/model_9b.py [--image-tokens 1024] [--max-tokens 16]
-                                            [--steps 2] [--cold]
+                                            [--steps 2] [--cold] [--gpu-layers N]
 
 Generates the model on first use (~6 GB under ~/.cache/venusctl-test, about a
 minute). Reports load time, then per step: prompt and image tokens, reused tokens,
@@ -30,6 +30,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--cold", action="store_true")
     parser.add_argument("--threads", type=int, default=default_threads())
+    parser.add_argument("--gpu-layers", type=int, default=None,
+                        help="default: all where the build has a GPU backend")
     args = parser.parse_args()
     files = model_files("9b")
     size_mib = (files.model.stat().st_size + files.mmproj.stat().st_size) / 2**20
@@ -39,10 +41,10 @@ def main() -> None:
     started = time.perf_counter()
     settings = LlamaSettings(files.model, files.mmproj, threads=args.threads, grammar=False,
                              image_min_tokens=args.image_tokens,
-                             image_max_tokens=args.image_tokens)
+                             image_max_tokens=args.image_tokens, gpu_layers=args.gpu_layers)
     model = LlamaModel(settings, Surface.BROWSER)
-    print(f"load: {time.perf_counter() - started:.1f} s, RSS peak {peak_rss_mib():.0f} MiB",
-          flush=True)
+    print(f"load: {time.perf_counter() - started:.1f} s ({model.name}, offloaded "
+          f"{model.offloaded or '-'}), RSS peak {peak_rss_mib():.0f} MiB", flush=True)
     options = SamplingOptions(max_tokens=args.max_tokens, temperature=0.0)
     for step in range(args.steps):
         report(f"step {step + 1}", model.complete(step_messages(step), options))

@@ -1,8 +1,9 @@
 """Shared pieces of the model benchmarks: which model, synthetic screens, a run's messages.
 
 The models are the generated random-weight ones from tests/support/tiny_model.py
-(`tiny`, `vocab` = tiny layers with the real 248k vocabulary, `9b` = UI-Venus-2-9B's
-real shapes, ~6 GB, generated on first use), cached outside the repository.
+(`tiny`, `vocab` = tiny layers with the real 248k vocabulary, `grammatical` = `vocab`
+biased towards one valid answer, `9b` = UI-Venus-2-9B's real shapes, ~6 GB, generated
+on first use), cached outside the repository, or any GGUF pair given by path.
 """
 
 from __future__ import annotations
@@ -14,14 +15,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import venusctl.model  # noqa: F401, I001 - loads llama.cpp's libraries before numpy (see there)
+
 from PIL import Image, ImageDraw
 
-from tests.support.tiny_model import TINY, TINY_REAL_VOCAB, UI_VENUS_2_9B, ModelFiles, ensure_model
+from tests.support.tiny_model import (
+    TINY,
+    TINY_GRAMMATICAL,
+    TINY_REAL_VOCAB,
+    UI_VENUS_2_9B,
+    ModelFiles,
+    ensure_model,
+)
 from venusctl.actions import Surface
 from venusctl.messages import Turn, build, load_template, system_prompt
 from venusctl.model.base import ImagePart, Message
 
-SPECS = {"tiny": TINY, "vocab": TINY_REAL_VOCAB, "9b": UI_VENUS_2_9B}
+SPECS = {"tiny": TINY, "vocab": TINY_REAL_VOCAB, "grammatical": TINY_GRAMMATICAL,
+         "9b": UI_VENUS_2_9B}
 TASK = "order a green one for Ada Lovelace and tell me the order number"
 ANSWERS = [
     "<think>The page shows an order form. The name field is empty, so I click it "
@@ -35,9 +46,19 @@ ANSWERS = [
 
 
 def model_files(name: str) -> ModelFiles:
-    if name not in SPECS:
-        raise SystemExit(f"--model must be one of {', '.join(SPECS)}")
-    return ensure_model(SPECS[name])
+    """A generated model by name, or `MODEL.gguf[,MMPROJ.gguf]` (projector: the
+    `mmproj*.gguf` beside the model when not given)."""
+    if name in SPECS:
+        return ensure_model(SPECS[name])
+    model, _, mmproj = name.partition(",")
+    path = Path(model).expanduser()
+    if not path.is_file():
+        raise SystemExit(f"--model must be one of {', '.join(SPECS)} or a GGUF file")
+    projector = Path(mmproj).expanduser() if mmproj else next(iter(sorted(
+        path.parent.glob("mmproj*.gguf"))), None)
+    if projector is None or not projector.is_file():
+        raise SystemExit(f"no projector for {path}: pass --model MODEL.gguf,MMPROJ.gguf")
+    return ModelFiles(path, projector, TINY)
 
 
 def screen(step: int, size: tuple[int, int] = (1280, 800)) -> ImagePart:

@@ -1,7 +1,7 @@
 """Steps 2..10 of a run: prefill tokens and seconds with prefix reuse vs without.
 
     .venv/bin/python benchmarks/model_reuse.py [--model tiny|vocab|9b] [--steps 10]
-                                               [--history-images 0]
+                                               [--history-images 0] [--gpu-layers N]
 
 A browser run with scripted earlier answers (so both models see the same prompts),
 1280x800 screenshots at the default image budget. For each step: the prompt's KV
@@ -52,14 +52,17 @@ def main() -> None:
     parser.add_argument("--model", default="tiny")
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--history-images", type=int, default=0)
+    parser.add_argument("--gpu-layers", type=int, default=None)
     args = parser.parse_args()
     files = model_files(args.model)
-    warm = LlamaModel(LlamaSettings(files.model, files.mmproj, grammar=False), Surface.BROWSER)
+    warm = LlamaModel(LlamaSettings(files.model, files.mmproj, grammar=False,
+                                    gpu_layers=args.gpu_layers), Surface.BROWSER)
     cold = LlamaModel(LlamaSettings(files.model, files.mmproj, grammar=False,
-                                    prefix_cache=False), Surface.BROWSER)
+                                    prefix_cache=False, gpu_layers=args.gpu_layers),
+                      Surface.BROWSER)
     from venusctl.messages import build
 
-    print(f"model: {args.model}, history images {args.history_images}")
+    print(f"model: {args.model} ({warm.name}), history images {args.history_images}")
     print("step  prompt   new  evaluated  ratio   prefill warm   prefill cold")
     rows = []
     previous = None

@@ -3,8 +3,9 @@
 Coordinates are the phone's touch pixels (`wm size`, turned with the screen).
 Each action is one shell line on the phone (see `android_input`); screenshots take
 the faster of two paths (`android_screen`); what is under a point comes from
-`uiautomator dump` (`android_ui`), taken at most once per screen; apps start by
-their visible name (`android_apps`). A phone that goes away raises `DeviceError`;
+`uiautomator dump` (`android_ui`), one per screen, started in the background when
+the screen is observed and waited for only when asked (`android_dump`); apps start
+by their visible name (`android_apps`). A phone that goes away raises `DeviceError`;
 a command the phone refuses raises `ActionFailed`, which the model reads.
 """
 
@@ -40,6 +41,7 @@ from venusctl.actions import (
 from venusctl.drivers import android_input as keys
 from venusctl.drivers.android_adb import AdbAddress, Link, attached, choose_serial, client
 from venusctl.drivers.android_apps import AppLauncher
+from venusctl.drivers.android_dump import UiDumps
 from venusctl.drivers.android_screen import (
     Capturer,
     Frame,
@@ -64,6 +66,14 @@ log = logging.getLogger(__name__)
 
 WAIT_S = 2.0
 DUMP_PATH = "/data/local/tmp/venusctl-ui.xml"
+DUMP_TIMEOUT_S = 30.0
+
+
+def unidentified() -> Element:
+    """What `describe` says when the phone could not dump its screen: the safety engine
+    then reads the screenshot around the point instead."""
+    return Element(extra={"unidentified": True})
+
 GALLERY_DIR = "/sdcard/Pictures/Screenshots"
 FOCUS_QUERY = "dumpsys window windows | grep -E 'mCurrentFocus|mFocusedApp'"
 RESUMED_QUERY = "dumpsys activity activities | grep -E 'mResumedActivity|topResumedActivity'"
@@ -116,14 +126,16 @@ class AndroidDriver:
         self.density: int | None = None
         self._frame_size: tuple[int, int] | None = None
         self._pending: Frame | None = None
-        self._nodes: list[Node] | None = None
-        self._nodes_before: list[Node] | None = None
+        self.dumps = UiDumps(self._dump)
+        self._nodes_before: list[Node] | None = None  # the screen an action meets
+        self._typed = False  # text went in since the last observation (see sensitive_regions)
         self._installed: set[str] | None = None
         self._read_display()
 
     # ---------------------------------------------------------------- observing
     def screenshot(self) -> Screen:
         frame, self._pending = self._pending or self.capturer.grab(), None
+        self.dumps.start()  # the screen stays still while the model decides
         size = self._size_for(frame.image.size)
         if self.options.image_format == "png" and frame.png is not None:
             data, mime = frame.png, "image/png"
@@ -144,16 +156,29 @@ class AndroidDriver:
 
     def describe(self, x: int, y: int) -> Element | None:
         nodes = self._hierarchy()
-        return element_at(nodes, x, y) if nodes else None
+        if nodes is None:
+            return unidentified()
+        return element_at(nodes, x, y)
 
     def focused_element(self) -> Element | None:
         """Where keys and typed text go (Type, PressEnter): the focused node, with its
         hint, form and dialog; a showing dialog when nothing has the focus."""
-        return focused_element(self._hierarchy() or [])
+        nodes = self._hierarchy()
+        if nodes is None:
+            return unidentified()
+        return focused_element(nodes)
 
     def sensitive_regions(self) -> list[tuple[int, int, int, int]]:
-        """Password fields (left, top, width, height), to blur in kept screenshots."""
-        return password_regions(self._hierarchy() or [])
+        """Password fields (left, top, width, height), to blur in kept screenshots.
+
+        Android draws a password field's characters as dots itself, except the one
+        just typed, which shows for a moment. So the dump is waited for here (before
+        the model sees the screen) only when text was typed since the last
+        observation; otherwise the fields the dump has already found are given and
+        the model is not held up for one."""
+        nodes = self._hierarchy() if self._typed else self.dumps.ready()
+        self._typed = False
+        return password_regions(nodes or [])
 
     def settle(self, cap_s: float) -> float:
         """Capture until two frames match (or `cap_s`); the last frame is the next look."""
@@ -163,9 +188,9 @@ class AndroidDriver:
             frames.append(self.capturer.grab())
             return frames[-1].image
 
+        self.dumps.stale()
         waited = wait_until_stable(grab, cap_s)
         self._pending = frames[-1] if frames else None
-        self._nodes = None
         return waited
 
     # ------------------------------------------------------------------- acting
@@ -174,11 +199,13 @@ class AndroidDriver:
         if handler is None:
             raise ActionFailed(f"{type(action).__name__} is not a phone action")
         self._pending = None
-        self._nodes_before, self._nodes = self._nodes, None  # the screen the action meets
+        self._nodes_before = self.dumps.ready()  # the screen the action meets, if dumped
+        self.dumps.stale()
         try:
             result: ActionResult = handler(self, action)
         finally:
-            self._nodes = self._nodes_before = None  # the action changed the screen
+            self._nodes_before = None  # the action changed the screen, and any dump
+            self.dumps.stale()         # taken while acting (to clear a field) is old
         return result
 
     def _click(self, action: Click) -> ActionResult:
@@ -209,6 +236,7 @@ class AndroidDriver:
         if keys.PROFILE.type_clears_field:
             details["cleared"] = self._clear_focused_field()
         details["typed_with"] = self.typing.type(action.content)
+        self._typed = True
         return ActionResult(details=details)
 
     def _clear_focused_field(self) -> int | None:
@@ -284,18 +312,24 @@ class AndroidDriver:
         return orient(self.input_size, frame)
 
     def _hierarchy(self) -> list[Node] | None:
-        """The current screen's UI nodes, dumped once until the next action."""
-        if self._nodes is None:
-            try:
-                result = self.link.run(f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}", 30.0)
-                self._nodes = parse_hierarchy(result.out)
-            except ActionFailed as exc:  # a timeout: the phone is there, the dump is not
-                log.debug("no UI hierarchy: %s", exc)
-                return None
-            except (ValueError, SyntaxError) as exc:  # "could not get idle state" and the like
-                log.debug("no UI hierarchy (%s): %s", exc, result.first_line())
-                return None
-        return self._nodes
+        """The current screen's UI nodes (None: the phone could not dump it, twice)."""
+        return self.dumps.nodes()
+
+    def _dump(self) -> list[Node] | None:
+        """One `uiautomator dump` of the screen. The old file goes first: a failed dump
+        ("could not get idle state" while the screen animates) exits 0 on some
+        phones, and `cat` must not then read the previous screen's."""
+        command = f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}"
+        try:
+            result = self.link.run(command, DUMP_TIMEOUT_S)
+        except ActionFailed as exc:  # a timeout: the phone is there, the dump is not
+            log.debug("no UI hierarchy: %s", exc)
+            return None
+        try:
+            return parse_hierarchy(result.out)
+        except (ValueError, SyntaxError) as exc:  # "could not get idle state" and the like
+            log.debug("no UI hierarchy (%s): %s", exc, result.first_line())
+            return None
 
     def info(self) -> dict[str, Any]:
         """What `venusctl device info` shows."""

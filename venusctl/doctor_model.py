@@ -9,9 +9,13 @@ projector; `--load` goes further and loads them into llama.cpp.
 
 from __future__ import annotations
 
+import json
 import os
+import platform
 import shutil
-import time
+import signal
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -52,7 +56,7 @@ def check_model_files(load: bool = False, config: Any = None) -> tuple[list[Chec
         check_headers(model_path, mmproj_path),
     ]
     if load and checks[-1].status is not Status.FAIL:
-        checks.append(check_load(model_path, mmproj_path))
+        checks.append(check_load(model_path, mmproj_path, getattr(config, "gpu_layers", None)))
     return checks, size
 
 
@@ -112,22 +116,59 @@ def check_headers(model_path: Path, mmproj_path: Path) -> Check:
     return Check(name, Status.OK, detail)
 
 
-def check_load(model_path: Path, mmproj_path: Path) -> Check:
-    """Load both files into llama.cpp and free them again (slow: seconds to minutes)."""
+PROBE_TIMEOUT_S = 900
+"""Loading a 9B model from a slow disk and compiling GPU kernels can take minutes."""
+
+
+def check_load(model_path: Path, mmproj_path: Path, gpu_layers: int | None = None) -> Check:
+    """Load both files into llama.cpp (with GPU layers when the build has a GPU), decode
+    one token and free them again: slow, seconds to minutes.
+
+    The load runs in a child process (`venusctl.model.probe`): a GPU build that
+    crashes inside llama.cpp takes the child down, and doctor says so."""
     name = "model: loads"
+    command = [sys.executable, "-m", "venusctl.model.probe", str(model_path), str(mmproj_path)]
+    if gpu_layers is not None:
+        command += ["--gpu-layers", str(gpu_layers)]
     try:
-        from venusctl.model.llama import LlamaModel, LlamaSettings
-    except ImportError:
-        return Check(name, Status.FAIL, "this build has no in-process llama.cpp backend",
-                     "use --server URL, or reinstall venusctl")
-    started = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return Check(name, Status.FAIL, f"loading did not finish in {PROBE_TIMEOUT_S} s",
+                     "check the disk and memory; -v shows llama.cpp's log")
+    if done.returncode < 0:
+        return _crashed(name, -done.returncode)
     try:
-        model = LlamaModel(LlamaSettings(model_path=model_path, mmproj_path=mmproj_path),
-                           None)
-        model.close()
-    except VenusError as exc:
-        return Check(name, Status.FAIL, str(exc), "see the message; -v shows llama.cpp's log")
-    return Check(name, Status.OK, f"loaded in {time.perf_counter() - started:.1f} s")
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        first = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return Check(name, Status.FAIL, f"the model backend failed: {first[:200]}",
+                     "reinstall venusctl (scripts/install.sh)")
+    if not result.get("ok"):
+        return Check(name, Status.FAIL, str(result.get("error")),
+                     "see the message; -v shows llama.cpp's log")
+    return Check(name, Status.OK, _loaded(result))
+
+
+def _loaded(result: dict[str, Any]) -> str:
+    where = result.get("backend") or "CPU"
+    offloaded = result.get("offloaded")
+    if where != "CPU" and offloaded:
+        where += f", {offloaded[0]}/{offloaded[1]} layers on the GPU"
+    return (f"loaded on {where} in {result.get('load_s', 0):.1f} s, first token in "
+            f"{result.get('first_token_s', 0):.1f} s")
+
+
+def _crashed(name: str, signum: int) -> Check:
+    try:
+        signame = signal.Signals(signum).name
+    except ValueError:
+        signame = f"signal {signum}"
+    return Check(name, Status.FAIL,
+                 f"llama.cpp crashed loading the model ({signame}), with GPU layers if the "
+                 "build has a GPU",
+                 "try --gpu-layers 0 (VENUSCTL_GPU_LAYERS=0) to run on the CPU, and rebuild "
+                 "llama.cpp for this machine: scripts/install.sh")
 
 
 def check_server(url: str) -> Check:
@@ -153,8 +194,37 @@ def check_server(url: str) -> Check:
 
 
 def gpu_present() -> bool:
-    """An NVIDIA GPU is visible (the common case where a CPU-only build wastes it)."""
+    """An NVIDIA GPU is visible, or this is Apple Silicon (the common cases where a
+    CPU-only build wastes the machine)."""
+    if platform.system() == "Darwin" and platform.machine() == "arm64":
+        return True
     return shutil.which("nvidia-smi") is not None or Path("/proc/driver/nvidia").exists()
+
+
+def rebuild_command() -> str:
+    """How to rebuild llama.cpp for this machine's GPU (what scripts/install.sh picks)."""
+    if platform.system() == "Darwin":
+        args = "-DGGML_METAL=on"
+    else:
+        arch = cuda_architectures()
+        args = "-DGGML_CUDA=on" + (f" -DCMAKE_CUDA_ARCHITECTURES={arch}" if arch else "")
+    return (f'scripts/install.sh, or: CMAKE_ARGS="{args}" pip install --force-reinstall '
+            "--no-deps --no-cache-dir llama-cpp-python==0.3.36 (needs the CUDA toolkit, nvcc, "
+            "for NVIDIA)")
+
+
+def cuda_architectures() -> str | None:
+    """The local GPUs' architectures as CMake wants them (`90-real`), from nvidia-smi."""
+    if shutil.which("nvidia-smi") is None:
+        return None
+    try:
+        done = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    caps = sorted({line.strip().replace(".", "") for line in done.stdout.splitlines()
+                   if line.strip().replace(".", "").isdigit()})
+    return ";".join(f"{cap}-real" for cap in caps) or None
 
 
 def check_llama_build(info: Any = None, gpu: bool | None = None) -> Check:
@@ -170,8 +240,7 @@ def check_llama_build(info: Any = None, gpu: bool | None = None) -> Check:
         "" if offload else " (GPU offload not built in)")
     if not offload and (gpu_present() if gpu is None else gpu):
         return Check(name, Status.WARN, detail + "; a GPU is present but unused",
-                     'CMAKE_ARGS="-DGGML_CUDA=on" pip install --force-reinstall '
-                     "--no-cache-dir llama-cpp-python==0.3.36")
+                     "rebuild llama.cpp for it: " + rebuild_command())
     return Check(name, Status.OK, detail)
 
 
@@ -186,5 +255,7 @@ def backend_summary() -> tuple[str, tuple[str, ...], bool]:
         except (ImportError, AttributeError):
             continue
         found = backend_info()
-        return version, tuple(found.devices), bool(found.gpu_offload)
+        devices = tuple(getattr(found, "gpu_names", ())) + tuple(
+            d for d in found.devices if d == "CPU" or not getattr(found, "gpu_names", ()))
+        return version, devices, bool(found.gpu_offload)
     return version, (), bool(llama_cpp.llama_supports_gpu_offload())

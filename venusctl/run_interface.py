@@ -60,7 +60,7 @@ def _kind_of(model: Any) -> tuple[str, bool]:
     name = str(getattr(model, "name", ""))
     if name.startswith("server:"):
         return "server", False
-    if name.startswith("llama.cpp:"):
+    if name.startswith("llama.cpp"):
         from venusctl.model.select import local_on_gpu
 
         layers = getattr(getattr(model, "settings", None), "gpu_layers", 0)

@@ -154,10 +154,17 @@ class ModelSpec:
     text: TextShape
     vision: VisionShape
     seed: int = 1234
+    answer: str | None = None
+    """Bias the weights so that greedy decoding writes this answer after the chat
+    template's `<think>\n` (see `answer_chain`): a stand-in for a trained model,
+    whose answers the action grammar mostly accepts."""
 
     def key(self) -> str:
-        blob = json.dumps({"v": GENERATOR_VERSION, **asdict(self),
-                           "template": CHAT_TEMPLATE}, sort_keys=True)
+        fields = asdict(self)
+        if fields["answer"] is None:
+            del fields["answer"]  # keys of the unbiased models stay what they were
+        blob = json.dumps({"v": GENERATOR_VERSION, **fields, "template": CHAT_TEMPLATE},
+                          sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
@@ -178,6 +185,20 @@ TINY_REAL_VOCAB = ModelSpec(
 )
 """Tiny layers, the real vocabulary size: for measuring what scales with the vocabulary
 (sampling, grammar checks) without a 9B model's compute."""
+
+GRAMMATICAL_ANSWER = ("The order form is open; I tap its empty name field first.</think>\n\n"
+                      "<action>Click(point=(234, 150))</action>")
+"""No token repeats before `</action>` (the biased model sees only the current token)."""
+
+TINY_GRAMMATICAL = ModelSpec(
+    name="tiny-vocab248k-grammatical",
+    text=TINY_REAL_VOCAB.text,
+    vision=TINY.vision,
+    answer=GRAMMATICAL_ANSWER,
+)
+"""The real vocabulary, weights biased towards one valid answer: greedy decoding writes
+it whatever the screenshot (and `<action>…</action>` straight away with thinking off),
+so the grammar's lazy check nearly always passes, as with a trained model."""
 
 UI_VENUS_2_9B = ModelSpec(
     name="ui-venus-2-9b-shape",
@@ -218,7 +239,8 @@ def ensure_model(spec: ModelSpec = TINY, directory: Path | None = None) -> Model
         if not (files.model.exists() and files.mmproj.exists()):
             rng = np.random.default_rng(spec.seed)
             vocab = build_vocab(spec.text.n_vocab, spec.text.merges, rng)
-            _atomic(files.model, lambda p: write_text_model(p, spec.text, vocab, rng))
+            bias = answer_chain(folder, spec, vocab) if spec.answer else None
+            _atomic(files.model, lambda p: write_text_model(p, spec.text, vocab, rng, bias))
             _atomic(files.mmproj, lambda p: write_projector(p, spec.vision, spec.text.n_embd, rng))
     return files
 
@@ -362,6 +384,59 @@ def build_vocab(n_vocab: int, n_merges: int, rng: np.random.Generator) -> Vocab:
     return Vocab(tokens, types, merges, specials)
 
 
+# ------------------------------------------------------------------ biased answer
+
+
+def answer_chain(folder: Path, spec: ModelSpec, vocab: Vocab) -> list[tuple[int, int]]:
+    """(token, next token) pairs that spell `spec.answer` after the generation prompt.
+
+    The text is tokenised by llama.cpp itself, from a vocabulary-only GGUF of the same
+    vocabulary, so the pairs are what the model will really see. A token that comes
+    back later in the answer keeps its first successor (the biased model sees only
+    the current token), so answers should repeat few tokens.
+    """
+    from venusctl.model.native import TextModel
+
+    probe = folder / "vocab-only.gguf"
+    write_text_model(probe, spec.text, vocab, np.random.default_rng(0), tensors=False)
+    model = TextModel(probe, vocab_only=True)
+    try:
+        prompt = "<|im_start|>assistant\n<think>\n"
+        head = model.tokenize(prompt, special=True)
+        whole = model.tokenize(prompt + str(spec.answer) + "<|im_end|>", special=True)
+    finally:
+        model.close()
+        probe.unlink()
+    if whole[:len(head)] != head:
+        raise ValueError("the answer changes how the generation prompt is tokenised")
+    chain = whole[len(head) - 1:]
+    pairs: dict[int, int] = {}
+    for token, following in itertools.pairwise(chain):
+        pairs.setdefault(token, following)
+    return list(pairs.items())
+
+
+def _bias_edits(shape: TextShape, pairs: list[tuple[int, int]]) -> dict[str, object]:
+    """Weight edits that make each token of `pairs` predict its successor.
+
+    Every block's output projections are nearly muted, so the last hidden state is
+    about the current token's embedding; each predecessor gets its own embedding
+    axis, and its successor's output row a large weight on that axis."""
+    if len(pairs) >= shape.n_embd:
+        raise ValueError(f"{len(pairs)} answer tokens need more than n_embd={shape.n_embd} axes")
+
+    def embed(rows: np.ndarray) -> None:
+        for axis, (token, _following) in enumerate(pairs, start=1):
+            rows[token, :] *= 0.5
+            rows[token, axis] = 1.0
+
+    def output(rows: np.ndarray) -> None:
+        for axis, (_token, following) in enumerate(pairs, start=1):
+            rows[following, axis] = 3.0
+
+    return {"token_embd.weight": embed, "output.weight": output}
+
+
 # ---------------------------------------------------------------------- tensors
 
 
@@ -369,10 +444,13 @@ class _Tensors:
     """Declares tensors (name, ggml shape, type) and later streams random data for them,
     so a multi-GB model never sits in memory at once."""
 
-    def __init__(self, rng: np.random.Generator, quant: str) -> None:
+    def __init__(self, rng: np.random.Generator, quant: str,
+                 edits: dict[str, object] | None = None) -> None:
         self.rng = rng
         self.quant = quant
         self.items: list[tuple[str, tuple[int, ...], str, float]] = []
+        self.edits = edits or {}
+        """name -> function editing the tensor in place (numpy shape: ne reversed)."""
 
     def add(self, name: str, ne: tuple[int, ...], kind: str = "w", scale: float = 0.0) -> None:
         """`ne` in ggml order (ne0 first); `kind` w (quantisable), f32, or const."""
@@ -405,6 +483,8 @@ class _Tensors:
         for _name, ne, kind, scale in self.items:
             dtype = self._dtype(ne, kind)
             count = int(np.prod(ne))
+            if _name in self.edits and dtype == "Q4_0":
+                raise ValueError(f"{_name}: quantised tensors cannot be edited")
             if kind == "const":
                 yield np.full(count, scale, dtype=np.float32)
             elif dtype == "Q4_0":
@@ -412,6 +492,9 @@ class _Tensors:
             else:
                 std = scale or 1.0 / np.sqrt(ne[0])
                 values = self.rng.standard_normal(count, dtype=np.float32) * std
+                edit = self.edits.get(_name)
+                if edit is not None:
+                    edit(values.reshape(tuple(reversed(ne))))  # type: ignore[operator]
                 yield values.astype(np.float16 if dtype == "F16" else np.float32)
 
     def _q4_0(self, count: int, row: int) -> np.ndarray:
@@ -427,9 +510,14 @@ class _Tensors:
         return out.reshape(-1)
 
 
-def _text_tensors(shape: TextShape, rng: np.random.Generator) -> _Tensors:
-    t = _Tensors(rng, shape.quant)
+def _text_tensors(shape: TextShape, rng: np.random.Generator,
+                  bias: list[tuple[int, int]] | None = None) -> _Tensors:
+    t = _Tensors(rng, shape.quant, _bias_edits(shape, bias) if bias else None)
     e = shape.n_embd
+    quiet = 1e-3 if bias else 0.0  # biased: blocks barely touch the residual stream
+
+    def out(ne: tuple[int, int]) -> float:
+        return quiet / np.sqrt(ne[0]) if quiet else 0.0
     t.add("token_embd.weight", (e, shape.n_vocab), scale=0.02)
     t.add("output_norm.weight", (e,), "const", 1.0)
     t.add("output.weight", (e, shape.n_vocab))
@@ -444,7 +532,8 @@ def _text_tensors(shape: TextShape, rng: np.random.Generator) -> _Tensors:
             t.add(b + "attn_q.weight", (e, 2 * shape.n_head * hd))
             t.add(b + "attn_k.weight", (e, shape.n_head_kv * hd))
             t.add(b + "attn_v.weight", (e, shape.n_head_kv * hd))
-            t.add(b + "attn_output.weight", (shape.n_head * hd, e))
+            t.add(b + "attn_output.weight", (shape.n_head * hd, e),
+                  scale=out((shape.n_head * hd, e)))
             t.add(b + "attn_q_norm.weight", (hd,), "const", 1.0)
             t.add(b + "attn_k_norm.weight", (hd,), "const", 1.0)
         else:
@@ -456,14 +545,17 @@ def _text_tensors(shape: TextShape, rng: np.random.Generator) -> _Tensors:
             t.add(b + "ssm_beta.weight", (e, shape.ssm_dt_rank))
             t.add(b + "ssm_alpha.weight", (e, shape.ssm_dt_rank))
             t.add(b + "ssm_norm.weight", (shape.ssm_state,), "const", 1.0)
-            t.add(b + "ssm_out.weight", (value_dim, e))
+            t.add(b + "ssm_out.weight", (value_dim, e), scale=out((value_dim, e)))
         t.add(b + "ffn_gate.weight", (e, shape.n_ff))
         t.add(b + "ffn_up.weight", (e, shape.n_ff))
-        t.add(b + "ffn_down.weight", (shape.n_ff, e))
+        t.add(b + "ffn_down.weight", (shape.n_ff, e), scale=out((shape.n_ff, e)))
     return t
 
 
-def write_text_model(path: Path, shape: TextShape, vocab: Vocab, rng: np.random.Generator) -> None:
+def write_text_model(path: Path, shape: TextShape, vocab: Vocab, rng: np.random.Generator,
+                     bias: list[tuple[int, int]] | None = None, tensors: bool = True) -> None:
+    """The text model; `bias` from `answer_chain`; `tensors=False` writes only the
+    metadata and vocabulary (enough for llama.cpp's vocab-only loading)."""
     import gguf
 
     writer = gguf.GGUFWriter(str(path), "qwen35")
@@ -488,8 +580,7 @@ def write_text_model(path: Path, shape: TextShape, vocab: Vocab, rng: np.random.
     writer.add_ssm_inner_size(shape.ssm_state * shape.ssm_dt_rank)
     writer.add_file_type(2 if shape.quant == "Q4_0" else (1 if shape.quant == "F16" else 0))
     _add_tokenizer(writer, vocab)
-    tensors = _text_tensors(shape, rng)
-    _write(writer, path, tensors)
+    _write(writer, path, _text_tensors(shape, rng, bias) if tensors else _Tensors(rng, "F32"))
 
 
 def _add_tokenizer(writer: object, vocab: Vocab) -> None:
@@ -581,10 +672,12 @@ def tiny_model() -> ModelFiles:
 
 
 def main() -> None:
-    """`python -m tests.support.tiny_model [tiny|vocab|9b]`: generate, print the paths."""
+    """`python -m tests.support.tiny_model [tiny|vocab|grammatical|9b]`: generate, print
+    the paths."""
     import sys
 
-    specs = {"tiny": TINY, "vocab": TINY_REAL_VOCAB, "9b": UI_VENUS_2_9B}
+    specs = {"tiny": TINY, "vocab": TINY_REAL_VOCAB, "grammatical": TINY_GRAMMATICAL,
+             "9b": UI_VENUS_2_9B}
     spec = specs[sys.argv[1] if sys.argv[1:] else "tiny"]
     started = time.perf_counter()
     files = ensure_model(spec)

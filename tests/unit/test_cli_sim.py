@@ -21,7 +21,8 @@ def test_phone_flags_reach_the_phone_config(served, monkeypatch):
     assert run_cli(["sim", "phone", "--size", "720x1600", "--realistic", "--port", "40123"]) == 0
     (env,) = served
     assert env.config.size == (720, 1600) and env.config.density == 320
-    assert env.config.realistic is True
+    assert env.config.input_s == (0.3, 1.0) and env.config.dump_s == (1.0, 3.0)
+    assert not env.config.adb_keyboard
     assert (env.port_wanted, env.adb_port_wanted) == (40123, 6001)
 
 
@@ -30,7 +31,8 @@ def test_phone_defaults_to_a_modern_phone_on_adbs_own_server(served, monkeypatch
     assert run_cli(["sim", "phone"]) == 0
     (env,) = served
     assert env.config.size == (1080, 2400) and env.config.density == 480
-    assert env.config.realistic is False and env.adb_port_wanted == 5037
+    assert env.config.input_s == (0.0, 0.0) and env.config.adb_keyboard
+    assert env.adb_port_wanted == 5037
 
 
 def test_web_and_desktop_options(served, tmp_path):

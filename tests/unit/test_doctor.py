@@ -157,3 +157,51 @@ def test_model_files_that_do_not_exist(tmp_path: Path):
 def test_warnings_pass_failures_do_not():
     assert all_pass([Check("a", Status.OK, ""), Check("b", Status.WARN, "")])
     assert not all_pass([Check("a", Status.OK, ""), Check("b", Status.FAIL, "")])
+
+
+def test_a_backend_that_crashes_is_reported_not_fatal(monkeypatch, tmp_path):
+    """The load runs in a child process: a segfault there is a failed check here."""
+    import subprocess
+
+    from venusctl import doctor_model
+
+    calls = []
+
+    def crashed(command, **kwargs):
+        calls.append(command)
+        return subprocess.CompletedProcess(command, -11, "", "")
+
+    monkeypatch.setattr(doctor_model.subprocess, "run", crashed)
+    check = doctor_model.check_load(tmp_path / "m.gguf", tmp_path / "p.gguf", gpu_layers=-1)
+    assert check.status is Status.FAIL and "SIGSEGV" in check.detail
+    assert "--gpu-layers 0" in check.fix and "install.sh" in check.fix
+    assert calls[0][-2:] == ["--gpu-layers", "-1"]
+
+
+def test_a_loaded_model_says_where_it_runs(monkeypatch, tmp_path):
+    import json
+    import subprocess
+
+    from venusctl import doctor_model
+
+    result = {"ok": True, "backend": "CUDA", "gpu_layers": -1, "offloaded": [33, 33],
+              "load_s": 2.5, "first_token_s": 0.4}
+    monkeypatch.setattr(doctor_model.subprocess, "run", lambda command, **kw:
+                        subprocess.CompletedProcess(command, 0, json.dumps(result) + "\n", ""))
+    check = doctor_model.check_load(tmp_path / "m.gguf", tmp_path / "p.gguf")
+    assert check.status is Status.OK
+    assert check.detail.startswith("loaded on CUDA, 33/33 layers on the GPU")
+
+
+def test_gpu_layers_default_to_all_where_the_build_can_offload():
+    from venusctl.model.llama import backend_label, resolve_gpu_layers
+    from venusctl.model.native import BackendInfo
+
+    cpu = BackendInfo(("CPU",), False, "")
+    cuda = BackendInfo(("CUDA0", "CPU"), True, "", ("CUDA",))
+    metal = BackendInfo(("MTL0", "CPU"), True, "", ("Metal",))
+    assert resolve_gpu_layers(None, cpu) == 0 and backend_label(0, cpu) == "CPU"
+    assert resolve_gpu_layers(None, cuda) == -1 and backend_label(-1, cuda) == "CUDA"
+    assert resolve_gpu_layers(None, metal) == -1 and backend_label(-1, metal) == "Metal"
+    assert resolve_gpu_layers(0, cuda) == 0 and backend_label(0, cuda) == "CPU"
+    assert resolve_gpu_layers(12, cuda) == 12

@@ -39,7 +39,8 @@ ThreadsOpt = Annotated[
 GpuLayersOpt = Annotated[
     Optional[int],  # noqa: UP045
     typer.Option("--gpu-layers", min=-1, rich_help_panel=PANEL,
-                 help="Layers to offload to the GPU (-1: all), where the build has one."),
+                 help="Layers to offload to the GPU (-1: all, the default where the build "
+                      "has a GPU backend; 0: CPU only)."),
 ]
 ImageMinOpt = Annotated[
     Optional[int],  # noqa: UP045

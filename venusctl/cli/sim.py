@@ -61,8 +61,8 @@ def phone_command(
 
     setup_logging(verbose)
     width, height = _size(size)
-    config = PhoneConfig(size=(width, height), density=density_for(width),
-                         realistic=realistic)
+    make = PhoneConfig.realistic if realistic else PhoneConfig
+    config = make(size=(width, height), density=density_for(width))
     server_port = adb_port if adb_port is not None else _adb_port_from_environment()
     return _serve(lambda: PhoneEnv(config, adb_port=server_port, port=port))
 

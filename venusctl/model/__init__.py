@@ -1,1 +1,11 @@
-"""Model backends behind one seam: `Model.complete(messages, options) -> Completion`."""
+"""Model backends behind one seam: `Model.complete(messages, options) -> Completion`.
+
+Importing this package loads llama.cpp's shared libraries first, before any module
+here (or anything else the process imports later) loads numpy: a CUDA build of
+llama.cpp crashed offloading layers when numpy's libraries were loaded before its
+own (see `venusctl.model.libraries`).
+"""
+
+from venusctl.model.libraries import preload as _preload
+
+_preload()

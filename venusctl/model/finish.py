@@ -44,7 +44,12 @@ class FinishWindow:
         self.start = options.max_tokens - min(FINISH_TOKENS, options.max_tokens // 4)
         self.mask = closer_mask(model) if active else None
 
+    def leaning(self, generated: int) -> bool:
+        """Whether the token after `generated` ones falls in the window (only then do
+        the logits need to be taken out of llama.cpp and changed)."""
+        return self.mask is not None and generated >= self.start
+
     def logits(self, logits: np.ndarray, generated: int) -> np.ndarray:
-        if self.mask is None or generated < self.start:
+        if not self.leaning(generated):
             return logits
         return (logits + self.mask * BONUS).astype(np.float32)

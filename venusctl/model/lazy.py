@@ -79,8 +79,12 @@ def open_deferred(flags: Mapping[str, Any], surface: Surface, assume_yes: bool =
     if select.backend(config) == "server":
         return select.open_server(config, surface, profile)
     local = select.local_model(config, assume_yes, select.terminal_consent, _say)
+    from venusctl.model.llama import backend_label, resolve_gpu_layers
+
+    where = backend_label(resolve_gpu_layers(config.gpu_layers))
     return DeferredModel(lambda: select.open_llama(local, config, surface, profile),
-                         name=f"llama.cpp:{local.model_path.name}", supports_grammar=True)
+                         name=f"llama.cpp/{where}:{local.model_path.name}",
+                         supports_grammar=True)
 
 
 def _say(text: str) -> None:

@@ -58,7 +58,7 @@ class LlamaSettings:
     mmproj_path: Path
     n_ctx: int | None = None  # None: size it from each prompt
     threads: int | None = None
-    gpu_layers: int = 0
+    gpu_layers: int | None = None  # None: all layers when the build can offload, else none
     image_min_tokens: int | None = DEFAULT_IMAGE_MIN_TOKENS
     image_max_tokens: int | None = DEFAULT_IMAGE_MAX_TOKENS
     flash_attn: bool = True
@@ -73,6 +73,22 @@ class LlamaSettings:
 def backend_info() -> BackendInfo:
     """Which ggml backends (CPU, CUDA, Metal, …) the installed build has."""
     return _backend_info()
+
+
+def resolve_gpu_layers(asked: int | None, info: BackendInfo | None = None) -> int:
+    """Layers to offload: as asked, else all of them (-1) when the build has a GPU backend."""
+    if asked is not None:
+        return asked
+    info = info or _backend_info()
+    return -1 if info.gpu_offload and info.gpus else 0
+
+
+def backend_label(gpu_layers: int, info: BackendInfo | None = None) -> str:
+    """What runs the layers: `CPU`, or the GPU backend (`CUDA`, `Metal`, ...)."""
+    info = info or _backend_info()
+    if gpu_layers != 0 and info.gpu_offload and info.gpu_kind:
+        return info.gpu_kind
+    return "CPU"
 
 
 def default_threads() -> int:
@@ -91,15 +107,20 @@ class LlamaModel:
         self.settings = settings
         self.surface = surface
         self.threads = settings.threads or default_threads()
-        self.name = f"llama.cpp:{settings.model_path.name}"
         if settings.verbose:
             logging.getLogger("venusctl.llama").setLevel(logging.DEBUG)
         _check_budget(settings)
-        self.text = TextModel(settings.model_path, settings.gpu_layers, mmap=settings.mmap)
+        info = _backend_info()
+        self.gpu_layers = resolve_gpu_layers(settings.gpu_layers, info)
+        self.backend = backend_label(self.gpu_layers, info)
+        self.name = f"llama.cpp/{self.backend}:{settings.model_path.name}"
+        """Names the backend, so a run's first progress line says where the model runs."""
+        self.text = TextModel(settings.model_path, self.gpu_layers, mmap=settings.mmap)
+        self.offloaded = self.text.offloaded
         try:
             self.vision = Vision(settings.mmproj_path, self.text, VisionParams(
                 threads=self.threads, flash_attn=settings.flash_attn,
-                use_gpu=settings.gpu_layers != 0, min_tokens=settings.image_min_tokens,
+                use_gpu=self.gpu_layers != 0, min_tokens=settings.image_min_tokens,
                 max_tokens=settings.image_max_tokens))
         except BaseException:
             self.text.close()
@@ -232,7 +253,9 @@ class LlamaModel:
             for _ in range(options.max_tokens):
                 token = closing.forced(generated, text, sampler)
                 if token is None:
-                    token = sampler.sample(finish.logits(context.logits(), generated))
+                    token = sampler.sample(
+                        finish.logits(context.logits(), generated)
+                        if finish.leaning(generated) else context)
                     if self.text.is_eog(token):
                         break
                 sampler.accept(token)

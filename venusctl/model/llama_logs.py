@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import re
 import threading
 from collections import deque
 
@@ -30,6 +31,8 @@ class _Tap:
         self.partial = ""
         self.level = 0
         self.problems: deque[str] = deque(maxlen=20)
+        self.notes: deque[str] = deque(maxlen=20)
+        """Lines worth keeping whatever their level (see NOTE)."""
 
     def feed(self, level: int, text: str) -> None:
         with self.lock:
@@ -45,8 +48,13 @@ class _Tap:
             return
         if self.level in (_WARN, _ERROR):
             self.problems.append(line)
+        elif NOTE.search(line):
+            self.notes.append(line)
         log.debug("%s", line)
 
+
+NOTE = re.compile(r"offloaded (\d+)/(\d+) layers")
+"""llama.cpp's info line saying how many layers went to the GPU."""
 
 _tap = _Tap()
 _installed: list[object] = []  # keeps the C callbacks alive
@@ -73,7 +81,21 @@ def mark() -> int:
     """A bookmark: `problems_since(mark())` gives only what a call logged."""
     with _tap.lock:
         _tap.problems.append("\0mark")
+        _tap.notes.append("\0mark")
         return len(_tap.problems)
+
+
+def offloaded_layers(_bookmark: int) -> tuple[int, int] | None:
+    """(offloaded, total) from the last 'offloaded N/M layers' line since `mark()`."""
+    with _tap.lock:
+        notes = list(_tap.notes)
+    for line in reversed(notes):
+        if line == "\0mark":
+            return None
+        found = NOTE.search(line)
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    return None
 
 
 def problems_since(_bookmark: int) -> list[str]:

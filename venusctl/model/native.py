@@ -38,6 +38,12 @@ def _llama():  # noqa: ANN202 - the ctypes module
     return llama_cpp
 
 
+GPU_DEVICE_TYPES = (1, 2)
+"""ggml_backend_dev_type: GPU (dedicated memory) and IGPU (integrated)."""
+BACKEND_NAMES = {"MTL": "Metal"}
+"""ggml registry names that read better spelt out."""
+
+
 @dataclass(frozen=True)
 class BackendInfo:
     """Which ggml devices this build of llama.cpp can use."""
@@ -45,6 +51,15 @@ class BackendInfo:
     devices: tuple[str, ...]
     gpu_offload: bool
     system: str
+    gpus: tuple[str, ...] = ()
+    """The GPU backends present (CUDA, Metal, Vulkan, ROCm, ...), one entry per device."""
+    gpu_names: tuple[str, ...] = ()
+    """Each GPU as its device describes itself, with its memory: `CUDA0 NVIDIA H200,
+    139.2 of 139.8 GiB free`."""
+
+    @property
+    def gpu_kind(self) -> str | None:
+        return self.gpus[0] if self.gpus else None
 
     @property
     def summary(self) -> str:
@@ -57,17 +72,51 @@ def backend_info() -> BackendInfo:
     llama_cpp = _llama()
     from llama_cpp._ggml import libggml
 
+    _declare_devices(libggml)
+    names: list[str] = []
+    gpus: list[str] = []
+    gpu_names: list[str] = []
+    for index in range(libggml.ggml_backend_dev_count()):
+        device = libggml.ggml_backend_dev_get(index)
+        name = libggml.ggml_backend_dev_name(device)
+        names.append(name.decode() if name else "?")
+        if libggml.ggml_backend_dev_type(device) in GPU_DEVICE_TYPES:
+            registry = libggml.ggml_backend_reg_name(libggml.ggml_backend_dev_backend_reg(device))
+            label = registry.decode() if registry else names[-1].rstrip("0123456789")
+            gpus.append(BACKEND_NAMES.get(label, label))
+            gpu_names.append(_describe(libggml, device, names[-1]))
+    system = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
+    return BackendInfo(tuple(names), bool(llama_cpp.llama_supports_gpu_offload()), system,
+                       tuple(gpus), tuple(gpu_names))
+
+
+def _describe(libggml: Any, device: int, name: str) -> str:
+    description = libggml.ggml_backend_dev_description(device)
+    free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
+    libggml.ggml_backend_dev_memory(device, ctypes.byref(free), ctypes.byref(total))
+    text = f"{name} {description.decode(errors='replace') if description else ''}".strip()
+    if total.value:
+        text += f", {free.value / 2**30:.1f} of {total.value / 2**30:.1f} GiB free"
+    return text
+
+
+def _declare_devices(libggml: Any) -> None:
     libggml.ggml_backend_dev_count.restype = ctypes.c_size_t
     libggml.ggml_backend_dev_get.restype = ctypes.c_void_p
     libggml.ggml_backend_dev_get.argtypes = [ctypes.c_size_t]
     libggml.ggml_backend_dev_name.restype = ctypes.c_char_p
     libggml.ggml_backend_dev_name.argtypes = [ctypes.c_void_p]
-    names = []
-    for index in range(libggml.ggml_backend_dev_count()):
-        name = libggml.ggml_backend_dev_name(libggml.ggml_backend_dev_get(index))
-        names.append(name.decode() if name else "?")
-    system = llama_cpp.llama_print_system_info().decode(errors="replace").strip()
-    return BackendInfo(tuple(names), bool(llama_cpp.llama_supports_gpu_offload()), system)
+    libggml.ggml_backend_dev_type.restype = ctypes.c_int
+    libggml.ggml_backend_dev_type.argtypes = [ctypes.c_void_p]
+    libggml.ggml_backend_dev_backend_reg.restype = ctypes.c_void_p
+    libggml.ggml_backend_dev_backend_reg.argtypes = [ctypes.c_void_p]
+    libggml.ggml_backend_reg_name.restype = ctypes.c_char_p
+    libggml.ggml_backend_reg_name.argtypes = [ctypes.c_void_p]
+    libggml.ggml_backend_dev_description.restype = ctypes.c_char_p
+    libggml.ggml_backend_dev_description.argtypes = [ctypes.c_void_p]
+    libggml.ggml_backend_dev_memory.restype = None
+    libggml.ggml_backend_dev_memory.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t),
+                                                ctypes.POINTER(ctypes.c_size_t)]
 
 
 class TextModel:
@@ -92,6 +141,8 @@ class TextModel:
         if not handle:
             reason = llama_logs.last_problem(bookmark, "unknown error")
             raise ModelError(f"cannot load model {path}: {_explain(reason)}")
+        self.offloaded = llama_logs.offloaded_layers(bookmark)
+        """(layers on the GPU, layers in all) as llama.cpp reported them, when it did."""
         self.path = path
         self.handle = handle
         self.vocab = llama_cpp.llama_model_get_vocab(handle)

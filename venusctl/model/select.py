@@ -79,18 +79,15 @@ def interface_choice(flags: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def local_on_gpu(gpu_layers: int | None) -> bool:
-    """Whether a local model would run on a GPU: llama.cpp's build can offload (its
-    own `llama_supports_gpu_offload`) and layers are offloaded."""
-    from venusctl.model.llama import LlamaSettings
-
-    layers = gpu_layers if gpu_layers is not None else LlamaSettings.gpu_layers
-    if layers == 0:
-        return False
+    """Whether a local model would run on a GPU: the build can offload, it sees a GPU
+    device, and layers are offloaded (all of them by default, as the backend decides)."""
     try:
-        import llama_cpp
-    except ImportError:
+        from venusctl.model.llama import backend_info, resolve_gpu_layers
+
+        info = backend_info()
+    except (ImportError, OSError):
         return False
-    return bool(llama_cpp.llama_supports_gpu_offload())
+    return resolve_gpu_layers(gpu_layers, info) != 0 and info.gpu_offload and bool(info.gpus)
 
 
 def backend(config: ModelConfig) -> str:

@@ -64,7 +64,7 @@ def test_one_local_gguf_is_shared_by_concurrent_tasks(tiny_model, shop, browser_
     for task in tasks:
         assert task["status"] not in ("model_error", "crashed", "error"), task
         info = json.loads((Path(task["run_dir"]) / "run.json").read_text())
-        assert info["model"] == f"llama.cpp:{tiny_model.model.name}"
+        assert info["model"] == f"llama.cpp/CPU:{tiny_model.model.name}"  # names the backend
         steps = [json.loads(line) for line in
                  (Path(task["run_dir"]) / "steps.jsonl").read_text().splitlines()]
         assert steps and all(s["action"] and s["model"]["completion_tokens"] > 0 for s in steps)
@@ -81,4 +81,4 @@ def test_grounding_eval_with_a_local_gguf(tiny_model, tmp_path: Path):  # noqa: 
     assert result.returncode == 0, result.stderr[-2000:]
     summary = json.loads(result.stdout)
     assert summary["overall"]["total"] == 3 and summary["unreadable_answers"] == 0  # grammar
-    assert summary["model"] == f"llama.cpp:{tiny_model.model.name}"
+    assert summary["model"] == f"llama.cpp/CPU:{tiny_model.model.name}"

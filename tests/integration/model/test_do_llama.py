@@ -50,6 +50,8 @@ def test_a_multi_step_run_on_the_local_model(shop, tiny_model, tmp_path):
         if len(steps) >= 2:
             break
     assert len(steps) >= 2, "every task ended after one step"
+    first_line = stderr.splitlines()[0]
+    assert f"llama.cpp/CPU:{tiny_model.model.name}" in first_line, "it names the backend"
     for step in steps:
         assert step["parse_errors"] == [], step["rejected"]
         assert step["action_kind"] and step["raw"].rstrip().endswith("</action>")

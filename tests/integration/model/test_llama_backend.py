@@ -141,3 +141,29 @@ def test_backend_info_names_the_build():
     info = backend_info()
     assert "CPU" in info.devices
     assert "CPU" in info.summary
+
+
+def test_a_grammatical_model_passes_the_lazy_check_without_a_full_one():
+    """The biased real-vocabulary model writes a valid answer by itself: the grammar,
+    asked only about each sampled token, never has to scan the 248k vocabulary."""
+    from tests.support.tiny_model import GRAMMATICAL_ANSWER, TINY_GRAMMATICAL, ensure_model
+    from venusctl.model.llama import LlamaModel, LlamaSettings
+
+    files = ensure_model(TINY_GRAMMATICAL)
+    texts = {}
+    for grammar in (True, False):
+        model = LlamaModel(LlamaSettings(files.model, files.mmproj, grammar=grammar,
+                                         image_min_tokens=None, image_max_tokens=64),
+                           Surface.BROWSER)
+        try:
+            completion = model.complete(navigation(Surface.BROWSER), SamplingOptions(
+                max_tokens=100))
+            texts[grammar] = completion.text
+            if grammar:
+                assert model.last_grammar.rejected == 0
+                assert model.last_grammar.checked == completion.completion_tokens
+        finally:
+            model.close()
+    thought, action = GRAMMATICAL_ANSWER.split("</think>")
+    assert texts[True] == texts[False] == f"<think>{thought}</think>\n{action.strip()}"
+    parse(texts[True], Surface.BROWSER)

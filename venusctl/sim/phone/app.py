@@ -422,8 +422,8 @@ class Apps:
             self.long_press(*start)
             return
         self.event("swipe", *start, *end, ms)
-        if self._slide(start, end):
-            return
+        if self._slide(start, end) or redteam.drop(self, start, end):
+            return  # a held launcher's icons follow any finger that moves them
         if self.state.screen == "settings" and _inside(self.settings_list_box(), *start):
             rh = self.settings_row_height()
             top, bottom = self.settings_list_box()[1], self.settings_list_box()[3]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import base64
 import shlex
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from venusctl.sim.phone import hierarchy, render
@@ -34,17 +36,34 @@ def fail(text: str, code: int = 1) -> Result:
     return Result(err=text.encode(), code=code)
 
 
+IDLE_ERROR = b"ERROR: could not get idle state.\n"
+"""What `uiautomator dump` prints (exit code 0) when the screen never settles."""
+
+
 class Commands:
-    """`argv` in, `Result` out; everything recorded on the phone."""
+    """`argv` in, `Result` out; everything recorded on the phone.
+
+    Commands that take time on a real phone (see `PhoneConfig.realistic`) wait
+    before they act, outside the phone's lock, so screenshots go on meanwhile."""
 
     def __init__(self, phone: FakePhone) -> None:
         self.phone = phone
 
-    def __call__(self, argv: list[str], stdin: bytes) -> Result:
+    def line(self) -> Callable[[list[str], bytes], Result]:
+        """The commands for one shell line: its `input` commands share one duration, as
+        two processes started together on a phone take about the same time."""
+        input_s = self.phone.seconds(self.phone.config.input_s)
+        return lambda argv, stdin: self(argv, stdin, input_s)
+
+    def __call__(self, argv: list[str], stdin: bytes, input_s: float = 0.0) -> Result:
         self.phone.executed.append(shlex.join(argv))
         handler = getattr(self, "cmd_" + argv[0].replace("-", "_"), None)
         if handler is None:
             return fail(f"/system/bin/sh: {argv[0]}: inaccessible or not found\n", 127)
+        if argv[0] == "uiautomator":
+            return self.cmd_uiautomator(argv[1:])
+        if argv[0] == "input" and input_s:
+            time.sleep(input_s)
         with self.phone.apps.lock:
             return handler(argv[1:])
 
@@ -133,14 +152,23 @@ class Commands:
         return ok("")
 
     def cmd_uiautomator(self, args: list[str]) -> Result:
+        """`uiautomator dump [PATH]`; on a realistic phone it takes seconds and fails
+        when the screen animates at any time during them."""
         if args[:1] != ["dump"]:
             return fail("Usage: uiautomator <subcommand> [options]\n")
         path = args[1] if len(args) > 1 and not args[1].startswith("-") else \
             "/sdcard/window_dump.xml"
-        screen = self.phone.state.screen
-        xml = hierarchy.dump(self.phone.apps.widgets(), SCREEN_ACTIVITY[screen][0],
-                             self.phone.config.rotation)
-        self.phone.state.files[path] = xml.encode()
+        seconds = self.phone.seconds(self.phone.config.dump_s)
+        started = time.monotonic()
+        if seconds:
+            time.sleep(seconds)
+        with self.phone.apps.lock:
+            if seconds and self.phone.state.animate_until > started:
+                return Result(err=IDLE_ERROR)
+            screen = self.phone.state.screen
+            xml = hierarchy.dump(self.phone.apps.widgets(), SCREEN_ACTIVITY[screen][0],
+                                 self.phone.config.rotation)
+            self.phone.state.files[path] = xml.encode()
         return ok(f"UI hierchary dumped to: {path}\n")
 
     # ------------------------------------------------------------------ system

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 import struct
 import threading
 import time
@@ -52,9 +53,23 @@ class PhoneConfig:
     texts: dict[str, list[str]] = field(default_factory=dict)
     """Extra lines shown on a screen ("home", "settings", "notes", "shop", "shop_confirm",
     "gallery"): for injected-instruction and other content tests."""
-    realistic: bool = False
-    """Behave like a real phone where the simulator is otherwise kind (slow `input` and
-    `uiautomator dump`, no ADB Keyboard); `venusctl sim phone --realistic` sets it."""
+    input_s: tuple[float, float] = (0.0, 0.0)
+    """Seconds each `input` command takes, drawn from this range once per shell line
+    (a real phone starts a Java process for each: 0.3-1 s)."""
+    dump_s: tuple[float, float] = (0.0, 0.0)
+    """Seconds `uiautomator dump` takes (1-3 s on real phones); with a nonzero range it
+    fails, as real ones do, when the screen animates during the dump."""
+    seed: int = 0
+    """For the random timings: the same seed, the same run."""
+
+    @classmethod
+    def realistic(cls, **changes: object) -> PhoneConfig:
+        """A phone that behaves like a real one where the simulator is otherwise kind:
+        `input` 0.3-1 s, dumps 1-3 s that fail while the screen animates, and no ADB
+        Keyboard (most phones have none) unless asked for."""
+        settings: dict[str, object] = {"input_s": (0.3, 1.0), "dump_s": (1.0, 3.0),
+                                       "adb_keyboard": False}
+        return cls(**{**settings, **changes})  # type: ignore[arg-type]
 
 
 class FakePhone:
@@ -70,6 +85,8 @@ class FakePhone:
         self.scanned: list[str] = []
         self.disconnect_when: Callable[[str], bool] | None = None
         self.listener: Listener | None = None
+        self.random = random.Random(self.config.seed)
+        self._random_lock = threading.Lock()
         self._frame_key: str | None = None
         self._frame: Image.Image | None = None
 
@@ -116,7 +133,7 @@ class FakePhone:
         service, _, line = name.partition(":")
         if not line:
             return  # interactive shells are not simulated
-        result = Shell(self.commands).run(line)
+        result = Shell(self.commands.line()).run(line)
         if service.startswith("shell,v2") and not self.config.shell_v2:
             stream.write(b"FAIL")  # never reached through adb: the server checks features
             return
@@ -130,7 +147,20 @@ class FakePhone:
 
     def run(self, line: str) -> Result:
         """Run a shell line directly (tests set state up this way, without adb)."""
-        return Shell(self.commands).run(line)
+        return Shell(self.commands.line()).run(line)
+
+    def seconds(self, span: tuple[float, float]) -> float:
+        """A random duration within `span` (thread-safe, from the phone's seed)."""
+        low, high = span
+        if high <= 0:
+            return 0.0
+        with self._random_lock:
+            return self.random.uniform(low, high)
+
+    def animate(self, seconds: float) -> None:
+        """Keep the screen moving for a while (a spinner, a video): dumps fail meanwhile."""
+        with self.apps.lock:
+            self.state.animate_until = time.monotonic() + seconds
 
     # ------------------------------------------------------------------ display
     def logical_size(self) -> tuple[int, int]:
