@@ -136,6 +136,8 @@ def run_task(
         driver = driver or open_driver(request.driver)
         stack.callback(driver.close)
         driver = safety.protect(driver)
+        confirmer = safety.hold_requests(driver, confirmer or default_confirmer(),
+                                         request.settings.approved_categories)
         stack.enter_context(safety.scrubbed_logs())
         if request.dry_run:
             driver = DryRunDriver(driver)
@@ -149,7 +151,7 @@ def run_task(
             driver=driver,
             model=model,
             guard=safety.guard,
-            confirmer=confirmer or default_confirmer(),
+            confirmer=confirmer,
             system_prompt=system_prompt(template, request.task,
                                         password_note=safety.notes.password_note,
                                         secrets_note=safety.notes.secrets_note),
