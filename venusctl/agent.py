@@ -46,7 +46,8 @@ from venusctl.model.base import Completion, ImagePart, Model, SamplingOptions
 from venusctl.record import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
 from venusctl.safety.crop import save_crop
-from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, target_element
+from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict
+from venusctl.safety.targets import describe_targets, first_element
 
 log = logging.getLogger(__name__)
 
@@ -303,11 +304,7 @@ class Agent:
         record: StepRecord,
         clock: _Clock,
     ) -> _StepEnd:
-        pixels = points_of(placed)
-        with clock("describe"):
-            element = target_element(self.driver, pixels)
-        record.element = element.as_dict() if element else None
-        request = GuardRequest(step, parsed.action, placed, element, screen.context, parsed.thought)
+        request = self._describe(step, parsed, placed, screen, record, clock)
         with clock("guard"):
             verdict = self._approved(self.guard.check(request))
         record.verdict = verdict.as_dict()
@@ -351,6 +348,20 @@ class Agent:
             return self._terminal_end(ending, turn, record)
         return _StepEnd(turn=turn, feedback=next_feedback, loop_key=_loop_key(parsed.action))
 
+    def _describe(
+        self, step: int, parsed: Parsed, placed: Action, screen: Screen, record: StepRecord,
+        clock: _Clock,
+    ) -> GuardRequest:
+        """Ask the driver about every point the action touches and the focus: the guard
+        judges each of them."""
+        with clock("describe"):
+            targets = describe_targets(self.driver, placed)
+        element = first_element(targets)
+        record.element = element.as_dict() if element else None
+        record.targets = [t.as_dict() for t in targets]
+        return GuardRequest(step, parsed.action, placed, element, screen.context,
+                            parsed.thought, targets)
+
     def _approved(self, verdict: Verdict) -> Verdict:
         """A category the user approved for this run no longer needs confirming."""
         if (
@@ -370,7 +381,7 @@ class Agent:
         return ConfirmRequest(
             step=request.step,
             action=describe(request.action),
-            target=request.element.summary() if request.element else None,
+            target=verdict.target or (request.element.summary() if request.element else None),
             where=where,
             reason=verdict.reason,
             thought=request.thought,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -26,6 +25,7 @@ from rich.table import Table
 from venusctl.agent import RunObserver
 from venusctl.record import StepRecord
 from venusctl.results import Summary, TaskResult
+from venusctl.safety.sanitize import markup as escape  # batch results quote models and pages
 from venusctl.taskfile import TaskSpec
 
 

@@ -6,7 +6,6 @@ Each one watches the loop through `RunObserver` hooks and does one job, so `do`,
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from typing import Any, TextIO
@@ -16,6 +15,7 @@ from rich.status import Status
 
 from venusctl.agent import RunObserver
 from venusctl.record import Outcome, Recorder, RunInfo, StepRecord
+from venusctl.safety.sanitize import json_text, markup, shown_line
 
 STATUS_REFRESH_S = 0.2
 
@@ -43,7 +43,7 @@ class JsonEvents(RunObserver):
         self.stream = stream or sys.stdout
 
     def _write(self, event: dict[str, Any]) -> None:
-        self.stream.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+        self.stream.write(json_text(event) + "\n")
         self.stream.flush()
 
     def run_started(self, info: RunInfo) -> None:
@@ -78,8 +78,8 @@ class ConsoleProgress(RunObserver):
     def run_started(self, info: RunInfo) -> None:
         self._max_steps = info.settings.get("max_steps")
         self.console.print(
-            f"[bold]venusctl[/] {_escape(info.driver)} · {_escape(info.model)} · "
-            f"record {_escape(str(info.run_dir))}")
+            f"[bold]venusctl[/] {markup(info.driver)} · {markup(info.model)} · "
+            f"record {markup(info.run_dir)}")
 
     def phase(self, step: int, name: str) -> None:
         if name == "model" and self.console.is_terminal:
@@ -115,7 +115,7 @@ class ConsoleProgress(RunObserver):
         colour = "green" if outcome.exit_code == 0 else "red"
         self.console.print(
             f"[{colour}]{outcome.status}[/] after {outcome.steps} step(s)"
-            + (f": {_escape(outcome.message)}" if outcome.message else "")
+            + (f": {markup(shown_line(outcome.message))}" if outcome.message else "")
         )
 
 
@@ -124,7 +124,7 @@ def step_line(record: StepRecord, number: str) -> str:
     parts = [f"[bold]step {number}[/]", _escape(record.action or "(no action)")]
     target = (record.element or {}).get("name") or (record.element or {}).get("text")
     if target:
-        parts.append(f"[cyan]{_escape(' '.join(str(target).split())[:40])}[/]")
+        parts.append(f"[cyan]{_escape(shown_line(target, 40))}[/]")
     verdict = (record.verdict or {}).get("decision")
     if verdict and verdict != "allow":
         parts.append(f"[yellow]{_escape(verdict)}[/]")
@@ -140,6 +140,5 @@ def step_line(record: StepRecord, number: str) -> str:
 
 
 def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+    """Model, page or record text as Rich prints it literally, on one line."""
+    return markup(shown_line(text))

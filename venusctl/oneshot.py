@@ -9,13 +9,14 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from venusctl.actions import describe, parse_action, points_of, render
+from venusctl.actions import describe, parse_action, render
 from venusctl.drivers.base import Driver
 from venusctl.errors import Aborted, ParseError, PolicyDenied, UsageError
 from venusctl.grid import to_pixels
 from venusctl.safety.confirm import ConfirmRequest, Reply, default_confirmer
-from venusctl.safety.guard import Decision, GuardRequest, target_element
+from venusctl.safety.guard import Decision, GuardRequest
 from venusctl.safety.setup import protected
+from venusctl.safety.targets import describe_targets, first_element
 from venusctl.session import make_guard
 from venusctl.surfaces import DriverOptions, choose_driver, open_driver, surface_of
 
@@ -33,14 +34,16 @@ def perform_one(
     try:
         screen = driver.screenshot()
         placed = to_pixels(action, screen.size, driver.surface)
-        pixels = points_of(placed)
-        element = target_element(driver, pixels)
-        verdict = guard.check(GuardRequest(1, action, placed, element, screen.context))
+        targets = describe_targets(driver, placed)
+        element = first_element(targets)
+        verdict = guard.check(GuardRequest(1, action, placed, element, screen.context,
+                                           targets=targets))
         if verdict.decision is Decision.DENY:
             raise PolicyDenied(f"{describe(action)} is denied by the policy: {verdict.reason}")
         if verdict.decision is Decision.CONFIRM:
             reply = default_confirmer().confirm(ConfirmRequest(
-                1, describe(action), element.summary() if element else None,
+                1, describe(action),
+                verdict.target or (element.summary() if element else None),
                 screen.context.url or screen.context.app, verdict.reason, "", verdict.category))
             if reply not in (Reply.YES, Reply.ALWAYS):
                 raise Aborted(f"not performed: you answered {reply.value}")

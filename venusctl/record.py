@@ -6,11 +6,20 @@
 
 `run.json` is written when the run starts with outcome "running", so even a run
 killed with SIGKILL leaves a readable record; every other ending rewrites it.
+
+A full disk ends the run with one line and exit 1 (`RecordError`), never a
+traceback: a file cut short is removed (or, for `steps.jsonl`, cut back to its last
+whole line), no temporary file is left behind, and `run.json` is closed all the
+same: it is written with spare room at its end, so its final version can be
+written over it in place without needing a single new block on the disk.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import logging
 import os
 import re
 import secrets
@@ -22,10 +31,27 @@ from typing import Any
 from platformdirs import user_data_path
 
 from venusctl.drivers.base import Screen
-from venusctl.errors import ExitCode, UsageError
+from venusctl.errors import ExitCode, UsageError, VenusError
+
+log = logging.getLogger(__name__)
 
 RUN_FILE = "run.json"
 STEPS_FILE = "steps.jsonl"
+RUN_FILE_ROOM = 8192  # bytes run.json keeps, so it can be closed in place on a full disk
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class RecordError(VenusError):
+    """The run's record cannot be written (a full disk, a folder that went away)."""
+
+    exit_code = ExitCode.FAILED
+
+
+def record_error(exc: OSError, path: Path) -> RecordError:
+    """One line saying why a record file could not be written."""
+    if exc.errno in DISK_FULL:
+        return RecordError(f"no space left on the disk for the run record ({path})")
+    return RecordError(f"cannot write the run record {path}: {exc.strerror or exc}")
 
 
 def default_runs_dir() -> Path:
@@ -85,6 +111,7 @@ class StepRecord:
     pixels: list[list[int]] = field(default_factory=list)
     placed: str | None = None
     element: dict[str, Any] | None = None
+    targets: list[dict[str, Any]] = field(default_factory=list)
     verdict: dict[str, str] | None = None
     reply: str | None = None
     feedback: str | None = None
@@ -119,6 +146,8 @@ class Recorder:
         try:
             self.run_dir.mkdir(parents=True, exist_ok=False)
         except OSError as exc:
+            if exc.errno in DISK_FULL:
+                raise record_error(exc, self.run_dir) from None
             raise UsageError(f"cannot create the run folder {self.run_dir}: {exc}") from None
         self._info: dict[str, Any] = {}
         self._steps = self.run_dir / STEPS_FILE
@@ -135,38 +164,145 @@ class Recorder:
             "started_at": info.started_at,
             "outcome": {"status": "running"},
         }
-        self._write_run()
-        self._steps.touch()
+        try:
+            self._write_run()
+            self._steps.touch()
+        except OSError as exc:
+            self._abandon()
+            raise record_error(exc, self.run_dir) from None
 
     def step(self, record: StepRecord) -> None:
-        if record.screen is not None and record.image is None:
-            name = f"step-{record.step:03d}.{record.screen.extension}"
-            (self.run_dir / name).write_bytes(record.screen.data)
-            record.image = name
-        line = json.dumps(record.as_dict(), ensure_ascii=False, default=str)
-        with self._steps.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        """Append one step (and keep its screenshot); RecordError when the disk is full,
+        after keeping as much of the step as fits (its line before its picture)."""
+        problem = self._keep_picture(record)
+        try:
+            self._append(_line(record))
+        except OSError as exc:
+            if record.image is None:
+                raise record_error(exc, self.run_dir) from None
+            problem = self._drop_picture(record, exc)  # the line matters more: free room
+            try:
+                self._append(_line(record))
+            except OSError as again:
+                raise record_error(again, self.run_dir) from None
+        if problem is not None:
+            raise record_error(problem, self.run_dir)
+
+    def _keep_picture(self, record: StepRecord) -> OSError | None:
+        if record.screen is None or record.image is not None:
+            return None
+        name = f"step-{record.step:03d}.{record.screen.extension}"
+        try:
+            write_whole(self.run_dir / name, record.screen.data)
+        except OSError as exc:
+            record.error = record.error or f"screenshot not kept: {exc.strerror or exc}"
+            return exc
+        record.image = name
+        return None
+
+    def _drop_picture(self, record: StepRecord, exc: OSError) -> OSError:
+        with contextlib.suppress(OSError):
+            (self.run_dir / str(record.image)).unlink()
+        record.image = None
+        record.error = record.error or f"screenshot not kept: {exc.strerror or exc}"
+        return exc
+
+    def _append(self, line: str) -> None:
+        """Append a whole line or nothing: a line cut short by a full disk is cut off."""
+        size = self._steps.stat().st_size if self._steps.exists() else 0
+        try:
+            with self._steps.open("a", encoding="utf-8") as fh:
+                fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.truncate(self._steps, size)
+            raise
 
     def save_file(self, name: str, data: bytes) -> Path:
         """Keep an extra file (a confirmation crop, say) beside the steps."""
         path = self.run_dir / name
-        path.write_bytes(data)
+        write_whole(path, data)
         return path
 
     def finish(self, outcome: Outcome) -> None:
+        """Close run.json with the outcome; on a full disk, in place (never raises)."""
         if self._closed:
             return
         self._closed = True
         self._info["outcome"] = outcome.as_dict()
-        self._write_run()
+        try:
+            self._write_run()
+        except OSError as exc:
+            try:
+                self._close_in_place()
+            except OSError:
+                log.warning("could not close the run record: %s", record_error(exc, self.run_dir))
 
     def _write_run(self) -> None:
+        """run.json replaced atomically, with room to spare at its end (see the module)."""
         tmp = self.run_dir / (RUN_FILE + ".tmp")
-        tmp.write_text(json.dumps(self._info, indent=2, ensure_ascii=False, default=str),
-                       encoding="utf-8")
-        os.replace(tmp, self.run_dir / RUN_FILE)
+        text = json.dumps(self._info, indent=2, ensure_ascii=False, default=str)
+        data = text.encode("utf-8")
+        data += b" " * max(0, RUN_FILE_ROOM - len(data) - 1) + b"\n"
+        try:
+            write_whole(tmp, data, sync=True)
+            os.replace(tmp, self.run_dir / RUN_FILE)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    def _close_in_place(self) -> None:
+        """Write the final run.json over the old one, within the blocks it already has."""
+        path = self.run_dir / RUN_FILE
+        room = path.stat().st_size
+        for info in self._shrinking():
+            data = json.dumps(info, ensure_ascii=False, default=str).encode("utf-8")
+            if len(data) < room:
+                with path.open("r+b") as fh:
+                    fh.write(data + b" " * (room - len(data) - 1) + b"\n")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                return
+        raise OSError(errno.ENOSPC, "run.json has no room for its outcome")
+
+    def _shrinking(self) -> list[dict[str, Any]]:
+        """The final run.json, then smaller versions of it (settings, then long texts)."""
+        whole = dict(self._info)
+        lean = {k: v for k, v in whole.items() if k != "settings"}
+        outcome = dict(whole.get("outcome") or {})
+        outcome["message"] = str(outcome.get("message", ""))[:500]
+        least = {"run_id": whole.get("run_id"), "task": str(whole.get("task", ""))[:500],
+                 "surface": whole.get("surface"), "driver": whole.get("driver"),
+                 "started_at": whole.get("started_at"), "outcome": outcome}
+        return [whole, lean, least]
+
+    def _abandon(self) -> None:
+        """A record that could not even start leaves nothing behind."""
+        for name in (RUN_FILE + ".tmp", RUN_FILE, STEPS_FILE):
+            with contextlib.suppress(OSError):
+                (self.run_dir / name).unlink()
+        with contextlib.suppress(OSError):
+            self.run_dir.rmdir()
+
+
+def _line(record: StepRecord) -> str:
+    return json.dumps(record.as_dict(), ensure_ascii=False, default=str) + "\n"
+
+
+def write_whole(path: Path, data: bytes, sync: bool = False) -> None:
+    """Write a file whole or not at all: what a full disk cut short is removed."""
+    try:
+        with path.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            if sync:
+                os.fsync(fh.fileno())
+    except OSError:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
 
 
 # ------------------------------------------------------------------------ reading

@@ -10,10 +10,10 @@ code that draws the live view and the safety crop.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import time
 from collections.abc import Mapping
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from venusctl import pictures, timeline
 from venusctl.actions import Surface, describe, parse_action
 from venusctl.errors import ParseError, UsageError
 from venusctl.record import StoredRun
+from venusctl.safety.sanitize import shown
 
 REPORT_FILE = "report.html"
 IMAGE_WIDTH = 1100
@@ -51,6 +52,13 @@ nav a{margin-right:8px} .timeline{max-width:100%;height:auto}
 
 
 # ----------------------------------------------------------------------- public
+
+
+def escape(text: str) -> str:
+    """Record text as HTML: markup escaped, and controls and bidi overrides shown escaped
+    (a record holds a model's and a page's words; a reversed label would mislead)."""
+    return html.escape(shown(text, newlines=True))
+
 
 
 def default_output(run: StoredRun) -> Path:

@@ -112,6 +112,16 @@ def settings_record(request: RunRequest) -> dict[str, Any]:
     }
 
 
+def check_text(text: str, what: str) -> None:
+    """Text that is not valid UTF-8 (undecodable bytes from the command line or a file
+    arrive as lone surrogates) is a usage error before anything is opened or recorded."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError(f"{what} is not valid UTF-8 text (undecodable byte at position "
+                         f"{exc.start}); give it as UTF-8") from None
+
+
 def run_task(
     request: RunRequest,
     confirmer: Confirmer | None = None,
@@ -123,6 +133,7 @@ def run_task(
     """Run one task to its end and return how it ended (the record is closed)."""
     if not request.task.strip():
         raise UsageError("the task is empty; say what the agent should do")
+    check_text(request.task, "the task")
     if request.output not in OUTPUTS:
         raise UsageError(f"unknown output mode '{request.output}'")
     name = driver.name if driver is not None else choose_driver(request.driver)

@@ -30,6 +30,7 @@ from venusctl.errors import ExitCode, ParseError
 from venusctl.halfblock import HalfBlockImage
 from venusctl.record import Outcome, RunInfo
 from venusctl.safety.confirm import Reply
+from venusctl.safety.sanitize import shown, shown_line
 from venusctl.tui_bridge import (
     Ask,
     Control,
@@ -181,7 +182,8 @@ class LiveApp(App[Outcome | None]):
 
     def _text(self, event: ModelText) -> None:
         self._thought = (self._thought + event.text)[-THOUGHT_TAIL:]
-        self.query_one("#thought-text", Static).update(readable_answer(self._thought))
+        self.query_one("#thought-text", Static).update(
+            shown(readable_answer(self._thought), newlines=True))
         self.query_one("#thought", VerticalScroll).scroll_end(animate=False)
 
     def _step_done(self, event: StepDone) -> None:
@@ -237,7 +239,7 @@ class LiveApp(App[Outcome | None]):
         if outcome is not None:
             text = f"{outcome.status} after {outcome.steps} step(s)"
             if outcome.message:
-                text += f": {outcome.message}"
+                text += f": {shown_line(outcome.message)}"
             self._set_status(f"{text} — press q to close")
         self._refresh_header()
 
@@ -298,8 +300,9 @@ class LiveApp(App[Outcome | None]):
             elapsed = self.outcome.ended_at - info.started_at
         model = info.model if info else "…"
         where = _where(info) if info else "…"
-        line1 = f"venusctl · {self.task_text}"
-        line2 = (f"model {model} · {where} · step {self.current_step}/{self.max_steps} · "
+        line1 = f"venusctl · {shown_line(self.task_text)}"
+        line2 = (f"model {shown_line(model)} · {shown_line(where)} · "
+                 f"step {self.current_step}/{self.max_steps} · "
                  f"{int(elapsed) // 60:d}:{int(elapsed) % 60:02d}")
         self.query_one("#header", Static).update(f"{line1}\n{line2}")
 
@@ -307,22 +310,22 @@ class LiveApp(App[Outcome | None]):
         surface = self.info.surface if self.info else Surface.BROWSER.value
         text = Text()
         text.append(f"{step.get('step')} ", style="bold")
-        text.append(_action_words(step, surface))
+        text.append(shown_line(_action_words(step, surface)))
         verdict = (step.get("verdict") or {}).get("decision")
         if verdict:
             colour = {"allow": "green", "confirm": "yellow", "deny": "red"}.get(verdict, "")
             text.append(f"  {verdict}", style=colour)
         if step.get("reply"):
-            text.append(f" → {step['reply']}")
+            text.append(f" → {shown_line(step['reply'])}")
         if step.get("error"):
-            text.append(f"\n  {step['error']}", style="red")
+            text.append(f"\n  {shown_line(step['error'])}", style="red")
         timings = step.get("timings") or {}
         spent = " ".join(f"{k} {v:.2f}s" for k, v in timings.items() if v >= 0.005)
         if spent:
             text.append(f"\n  {spent}", style="dim")
-        thought = " ".join(str(step.get("thought") or "").split())
+        thought = shown_line(step.get("thought") or "", 160)
         if thought:
-            text.append(f"\n  {thought[:160]}", style="italic dim")
+            text.append(f"\n  {thought}", style="italic dim")
         return text
 
 

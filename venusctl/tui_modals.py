@@ -13,7 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from venusctl.safety.confirm import ConfirmRequest, Reply
+from venusctl.safety.confirm import ConfirmRequest, Reply, confirm_lines
+from venusctl.safety.sanitize import shown
 
 MODAL_CSS = """
 ConfirmScreen, QuestionScreen { align: center middle; }
@@ -34,20 +35,9 @@ _ANSWERS = (
 
 
 def confirm_text(request: ConfirmRequest) -> str:
-    """The facts a person needs to decide, one per line (plain text, no markup)."""
-    lines = [f"action : {request.action}"]
-    if request.target:
-        lines.append(f"target : {request.target}")
-    if request.where:
-        lines.append(f"where  : {request.where}")
-    why = request.reason + (f" [{request.category}]" if request.category else "")
-    lines.append(f"why    : {why}")
-    if request.thought:
-        thought = " ".join(request.thought.split())
-        lines.append(f"model  : {thought[:300]}")
-    if request.crop_path:
-        lines.append(f"image  : {request.crop_path}")
-    return "\n".join(lines)
+    """The facts a person needs to decide, one per line (plain text, no markup): the
+    same sanitized lines as the terminal prompt, decisive ones last."""
+    return "\n".join(line.strip() for line in confirm_lines(request)[2:])
 
 
 class ConfirmScreen(ModalScreen[Reply]):
@@ -93,7 +83,8 @@ class QuestionScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static("The agent asks", classes="title")
-            yield Static(self.question, id="question-text", markup=False)
+            yield Static(shown(self.question, newlines=True), id="question-text",
+                         markup=False)
             yield Input(placeholder="your reply, then Enter (Escape: no reply)", id="reply")
 
     def on_mount(self) -> None:

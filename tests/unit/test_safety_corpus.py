@@ -3,6 +3,8 @@ at most 10 % of the benign ones."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.support.safety_corpus import load_cases
@@ -15,16 +17,18 @@ POLICY = load_policy("default")
 
 
 def verdict_of(case, **changes):
-    from dataclasses import replace
-
-    return PolicyGuard(POLICY).check(replace(case.request, **changes))
+    """The verdict on the case's action, after the guard has seen the steps before it."""
+    guard = PolicyGuard(case.policy_for(POLICY))
+    for earlier in case.before:
+        guard.check(earlier)
+    return guard.check(replace(case.request, **changes))
 
 
 def test_the_corpus_is_large_and_labelled():
     consequential = [c for c in CASES if c.consequential]
     benign = [c for c in CASES if not c.consequential]
     assert len(consequential) >= 60 and len(benign) >= 60
-    assert {c.source for c in CASES} == {"web", "phone", "desktop"}
+    assert {"web", "phone", "desktop"} <= {c.source for c in CASES}
     assert all(c.category for c in consequential)
     assert len({c.name for c in CASES}) == len(CASES)
 

@@ -116,7 +116,7 @@ def test_policy_show_and_check_a_recorded_run(tmp_path, file_keyring, capsys, mo
     shown = capsys.readouterr().out
     assert "policy     strict — strict (shipped)" in shown
     assert "allowed: shop.example" in shown and "approved   payment" in shown
-    assert "deny    destructive-command [system]" in shown
+    assert "deny    wrecking-command [system]" in shown
     assert run_cli(["policy", "show", "--yaml"]) == 0
     effective = tmp_path / "effective.yaml"
     effective.write_text(capsys.readouterr().out, encoding="utf-8")

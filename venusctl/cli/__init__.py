@@ -112,5 +112,8 @@ def _click_error(exc: Exception) -> int:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"venusctl: {message}\n")
+    """One line on stderr; the message may quote a page or a model, so it is sanitized."""
+    from venusctl.safety.sanitize import shown_line
+
+    sys.stderr.write(f"venusctl: {shown_line(message)}\n")
     sys.stderr.flush()

@@ -32,6 +32,7 @@ from venusctl.cli.model_options import (
     ThreadsOpt,
     model_options,
 )
+from venusctl.safety.sanitize import json_text
 
 if TYPE_CHECKING:
     from venusctl.batch import BatchReport
@@ -169,5 +170,5 @@ def finish_report(report: BatchReport, display: BatchDisplay, json_out: bool) ->
 
 
 def _print_json(result: TaskResult) -> None:
-    print(json.dumps({"event": "task", **result.as_dict()}, ensure_ascii=False, default=str),
+    print(json_text({"event": "task", **result.as_dict()}),
           flush=True)

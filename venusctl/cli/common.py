@@ -81,7 +81,10 @@ def setup_logging(verbose: bool) -> None:
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
+    from venusctl.safety.sanitize import SanitizingFormatter
+
     handler = RichHandler(
         console=Console(stderr=True), show_path=False, show_time=verbose, markup=False)
+    handler.setFormatter(SanitizingFormatter("%(name)s: %(message)s"))
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
                         format="%(name)s: %(message)s", handlers=[handler])

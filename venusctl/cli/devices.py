@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from venusctl.cli.common import DeviceOpt, VerboseOpt, setup_logging
+from venusctl.safety.sanitize import json_text, shown
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 device_app = typer.Typer(
@@ -39,7 +40,7 @@ def tap(x: int, y: int, device: DeviceOpt = None) -> int:
     from venusctl.actions import Click
     from venusctl.devices import phone_action
 
-    print(phone_action(device, Click(point=(x, y))))
+    print(shown(phone_action(device, Click(point=(x, y)))))
     return 0
 
 
@@ -49,7 +50,7 @@ def swipe(x1: int, y1: int, x2: int, y2: int, device: DeviceOpt = None) -> int:
     from venusctl.actions import Swipe
     from venusctl.devices import phone_action
 
-    print(phone_action(device, Swipe(start=(x1, y1), end=(x2, y2))))
+    print(shown(phone_action(device, Swipe(start=(x1, y1), end=(x2, y2)))))
     return 0
 
 
@@ -59,7 +60,7 @@ def text(content: str, device: DeviceOpt = None) -> int:
     from venusctl.actions import Type
     from venusctl.devices import phone_action
 
-    print(phone_action(device, Type(content=content)))
+    print(shown(phone_action(device, Type(content=content))))
     return 0
 
 
@@ -68,7 +69,7 @@ def key(name: str, device: DeviceOpt = None) -> int:
     """Press back, home, enter or recent. Example: venusctl device key back"""
     from venusctl.devices import key_action, phone_action
 
-    print(phone_action(device, key_action(name)))
+    print(shown(phone_action(device, key_action(name))))
     return 0
 
 
@@ -79,7 +80,7 @@ def launch(app_name: Annotated[str, typer.Argument(metavar="APP")],
     from venusctl.actions import LaunchApp
     from venusctl.devices import phone_action
 
-    print(phone_action(device, LaunchApp(app=app_name)))
+    print(shown(phone_action(device, LaunchApp(app=app_name))))
     return 0
 
 
@@ -89,7 +90,7 @@ def describe(x: int, y: int, device: DeviceOpt = None) -> int:
     from venusctl.devices import phone_describe
 
     element = phone_describe(device, x, y)
-    print(json.dumps(element, ensure_ascii=False, indent=2) if element else "nothing there")
+    print(json_text(element, indent=2) if element else "nothing there")
     return 0
 
 

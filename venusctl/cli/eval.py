@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -43,6 +42,7 @@ from venusctl.cli.model_options import (
     ThreadsOpt,
     model_options,
 )
+from venusctl.safety.sanitize import json_text, markup
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -161,10 +161,10 @@ def _print_grounding(report: GroundingReport, console: Console, json_out: bool) 
 
     summary = report.summary
     if json_out:
-        print(json.dumps({"eval_id": report.eval_id, "model": report.model,
-                          "samples": report.samples, "results": str(report.out),
-                          "record": str(report.record_dir), **summary}, ensure_ascii=False))
-    table = Table(title=f"grounding · {report.model}", title_justify="left")
+        print(json_text({"eval_id": report.eval_id, "model": report.model,
+                         "samples": report.samples, "results": str(report.out),
+                         "record": str(report.record_dir), **summary}))
+    table = Table(title=f"grounding · {markup(report.model)}", title_justify="left")
     for name in ("slice", "accuracy", "correct", "total"):
         table.add_column(name, justify="left" if name == "slice" else "right")
     rows = [("overall", summary["overall"]), ("text", summary["text"]),
@@ -174,7 +174,7 @@ def _print_grounding(report: GroundingReport, console: Console, json_out: bool) 
     rows += [(f"platform {k}", v["overall"]) for k, v in summary["by_platform"].items()]
     rows += [(f"app {k}", v["overall"]) for k, v in summary["by_application"].items()]
     for name, counts in rows:
-        table.add_row(name, f"{counts['accuracy']:.1%}", str(counts["correct"]),
+        table.add_row(markup(name), f"{counts['accuracy']:.1%}", str(counts["correct"]),
                       str(counts["total"]))
     console.print(table)
     console.print(f"{report.samples} samples in {report.seconds:.1f}s · results: {report.out}")
@@ -244,7 +244,7 @@ def suite_command(
         f" {summary['mean_steps']} steps and {summary['mean_seconds']:.1f}s per task · "
         f"record: {report.record_dir}")
     if json_out:
-        print(json.dumps({"record": str(report.record_dir), **summary}, ensure_ascii=False))
+        print(json_text({"record": str(report.record_dir), **summary}))
     if report.batch.interrupted:
         sys.stderr.write("venusctl: the suite was interrupted\n")
     return report.exit_code

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -36,6 +35,7 @@ from venusctl.cli.model_options import (
     ThreadsOpt,
     model_options,
 )
+from venusctl.safety.sanitize import json_text, shown_line
 
 
 def register(app: typer.Typer) -> None:
@@ -105,13 +105,13 @@ def ground_command(
     )
     result = run_ground(request)
     if json_out:
-        print(json.dumps(result.as_dict(), ensure_ascii=False))
+        print(json_text(result.as_dict()))
     elif result.pixels is not None and result.grid is not None:
         print(f"{result.pixels[0]} {result.pixels[1]}\t(pixels on {result.size}; "
               f"grid [{result.grid[0]},{result.grid[1]}])")
     if not result.found:
         if not json_out:
-            sys.stderr.write(f"venusctl: not found: the model says \"{result.instruction}\" "
-                             f"is not on the screen\n")
+            sys.stderr.write(f"venusctl: not found: the model says "
+                             f"\"{shown_line(result.instruction)}\" is not on the screen\n")
         return 1
     return 0

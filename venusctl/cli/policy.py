@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -15,6 +14,7 @@ from venusctl.cli.safety_options import (
     PolicyOpt,
     safety_options,
 )
+from venusctl.safety.sanitize import json_text, shown
 
 policy_app = typer.Typer(help="Show the safety policy, or try it on a recorded run.",
                          no_args_is_help=True)
@@ -44,7 +44,8 @@ def show_command(
     options = safety_options(policy, allow_domain, allow_app, allow_category)
     effective = resolve_policy(options)
     approved = approved_categories(effective, options)
-    print(policy_yaml(effective) if yaml_out else policy_text(effective, approved, keywords))
+    text = policy_yaml(effective) if yaml_out else policy_text(effective, approved, keywords)
+    print(shown(text, newlines=True))
     return 0
 
 
@@ -71,7 +72,7 @@ def check_command(
     results = recheck(stored, effective)
     if json_out:
         for item in results:
-            print(json.dumps(item.as_dict(), ensure_ascii=False))
+            print(json_text(item.as_dict()))
     else:
-        print(recheck_text(stored.run_id, effective, results))
+        print(shown(recheck_text(stored.run_id, effective, results), newlines=True))
     return 0

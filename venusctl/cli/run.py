@@ -46,6 +46,7 @@ from venusctl.cli.safety_options import (
     safety_options,
 )
 from venusctl.model.base import SamplingOptions
+from venusctl.safety.sanitize import shown, shown_line
 
 ConfirmOpt = Annotated[
     str,
@@ -157,9 +158,9 @@ def do(
     else:
         outcome = run_task(request)
     if outcome.message and not json_out and outcome.exit_code in (0, 3):
-        print(outcome.message)
+        print(shown(outcome.message, newlines=True))
     elif outcome.exit_code != 0 and not json_out:
-        sys.stderr.write(f"venusctl: {outcome.status}: {outcome.message}\n")
+        sys.stderr.write(f"venusctl: {outcome.status}: {shown_line(outcome.message)}\n")
     return int(outcome.exit_code)
 
 
@@ -193,7 +194,7 @@ def act(
     options = driver_options(driver, url, headless, viewport, browser_path, profile,
                              image_format, device, monitor)
     report = perform_one(action, options, confirm, yes, screenshot_after)
-    print(report)
+    print(shown(report, newlines=True))
     return 0
 
 
@@ -257,9 +258,10 @@ def replay(
     options = driver_options(driver, url, headless, viewport, browser_path, profile,
                              image_format, device, monitor)
     request, model, confirmer = replay_request(
-        run, folder, options, confirm, yes, dry_run, "json" if json_out else "normal")
-    request.safety = safety_options(policy, allow_domain, allow_app, allow_category)
+        run, folder, options, confirm, yes, dry_run, "json" if json_out else "normal",
+        safety_options(policy, allow_domain, allow_app, allow_category))
     outcome = run_task(request, model=model, confirmer=confirmer)
     if not json_out:
-        print(f"{outcome.status}: {outcome.message}" if outcome.message else outcome.status)
+        print(f"{outcome.status}: {shown(outcome.message, newlines=True)}" if outcome.message
+              else outcome.status)
     return int(outcome.exit_code)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Annotated
 
@@ -11,7 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from venusctl.cli.common import RunsDirOpt, runs_dir
-from venusctl.record import list_runs, resolve_run
+from venusctl.record import StoredRun, list_runs, resolve_run
+from venusctl.safety.sanitize import json_text, markup, shown_line
 
 runs_app = typer.Typer(help="List and inspect recorded runs.", no_args_is_help=True)
 
@@ -33,14 +33,14 @@ def list_command(
     stored = list_runs(runs_dir(runs))[-limit:]
     if json_out:
         for run in stored:
-            print(json.dumps({"run_id": run.run_id, "path": str(run.path), **_summary(run.info)},
-                             ensure_ascii=False))
+            print(json_text({"run_id": run.run_id, "path": str(run.path), **_summary(run.info)}))
         return 0
     table = Table("run", "started", "driver", "task", "steps", "outcome", box=None)
     for run in stored:
         info = _summary(run.info)
-        table.add_row(run.run_id, info["started"], info["driver"], info["task"][:40],
-                      str(info["steps"]), info["status"])
+        table.add_row(*(markup(shown_line(v, 40)) for v in (
+            run.run_id, info["started"], info["driver"], info["task"], str(info["steps"]),
+            info["status"])))
     Console().print(table)
     return 0
 
@@ -58,26 +58,36 @@ def show_command(
     stored = resolve_run(run, runs_dir(runs))
     steps = stored.steps()
     if json_out:
-        print(json.dumps({"run": stored.info, "steps": steps}, ensure_ascii=False, indent=2))
+        print(json_text({"run": stored.info, "steps": steps}, indent=2))
         return 0
-    console = Console(highlight=False)
+    for line in show_lines(stored, steps):
+        print(line)
+    return 0
+
+
+def show_lines(stored: StoredRun, steps: list[dict]) -> list[str]:
+    """`runs show` as plain lines; everything from the record is sanitized (a record is
+    untrusted: it holds a model's and a page's words, and may have been edited)."""
     info = _summary(stored.info)
-    console.print(f"run     {stored.run_id}\nfolder  {stored.path}\ntask    {info['task']}")
-    console.print(f"driver  {info['driver']}   model {stored.info.get('model')}")
     outcome = stored.outcome
-    console.print(f"outcome {outcome.get('status')} (exit {outcome.get('exit_code', '-')}) "
-                  f"{outcome.get('message', '')}")
+    lines = [f"run     {shown_line(stored.run_id)}", f"folder  {shown_line(stored.path)}",
+             f"task    {shown_line(info['task'])}",
+             f"driver  {shown_line(info['driver'])}   model {shown_line(stored.info.get('model'))}",
+             f"outcome {shown_line(outcome.get('status'))} "
+             f"(exit {shown_line(outcome.get('exit_code', '-'))}) "
+             f"{shown_line(outcome.get('message', ''))}"]
     for step in steps:
         verdict = (step.get("verdict") or {}).get("decision", "")
-        line = f"  {step['step']:>3}  {step.get('action') or '-'}  {verdict}"
+        line = (f"  {shown_line(step.get('step', '?')):>3}  "
+                f"{shown_line(step.get('action') or '-')}  {shown_line(verdict)}")
         if step.get("reply"):
-            line += f" → {step['reply']}"
+            line += f" → {shown_line(step['reply'])}"
         if step.get("error"):
-            line += f"  error: {step['error']}"
-        console.print(line, markup=False)
+            line += f"  error: {shown_line(step['error'])}"
+        lines.append(line)
         if step.get("thought"):
-            console.print(f"       {' '.join(step['thought'].split())[:160]}", markup=False)
-    return 0
+            lines.append(f"       {shown_line(step['thought'], 160)}")
+    return lines
 
 
 def _summary(info: dict) -> dict:

@@ -20,7 +20,7 @@ from enum import Enum
 from typing import Protocol, TextIO
 
 from venusctl.errors import NeedsUser
-from venusctl.text import one_line
+from venusctl.safety.sanitize import shown, shown_line
 
 
 class Reply(str, Enum):
@@ -69,12 +69,12 @@ class NonInteractiveConfirmer:
     def confirm(self, request: ConfirmRequest) -> Reply:
         category = f" ({request.category})" if request.category else ""
         raise NeedsUser(
-            f"step {request.step}: '{request.action}' needs confirmation{category} "
-            "and no terminal is available to ask"
+            f"step {request.step}: '{shown_line(request.action, 200)}' needs "
+            f"confirmation{category} and no terminal is available to ask"
         )
 
     def ask_user(self, question: str) -> str:
-        raise NeedsUser(f"the agent asks the user: {question}")
+        raise NeedsUser(f"the agent asks the user: {shown_line(question, 500)}")
 
     def take_over(self) -> None:
         raise NeedsUser("a take-over needs a person at a terminal")
@@ -109,7 +109,8 @@ class TerminalConfirmer:
     def confirm(self, request: ConfirmRequest) -> Reply:
         for line in confirm_lines(request):
             self._say(line)
-        always = f"[a]lways {request.category} this run" if request.category else "[a]lways"
+        always = (f"[a]lways {shown_line(request.category, 40)} this run" if request.category
+                  else "[a]lways")
         while True:
             self._out.write(f"  [y]es once / [n]o / {always} / [t]ake over / [q] abort: ")
             self._out.flush()
@@ -123,12 +124,14 @@ class TerminalConfirmer:
 
     def ask_user(self, question: str) -> str:
         self._say("")
-        self._say(f"── the agent asks ── {question}")
+        self._say("── the agent asks ──")
+        for line in shown(question, newlines=True).splitlines() or [""]:
+            self._say(f"  {line}")
         self._out.write("  your reply: ")
         self._out.flush()
         line = self._read_line()
         if line == "":
-            raise NeedsUser(f"the agent asks the user: {question}")
+            raise NeedsUser(f"the agent asks the user: {shown_line(question, 500)}")
         return line.strip()
 
     def take_over(self) -> None:
@@ -137,18 +140,23 @@ class TerminalConfirmer:
 
 
 def confirm_lines(request: ConfirmRequest) -> list[str]:
-    """The facts shown before a confirmation, one per line (terminal and TUI alike)."""
-    category = f" [{request.category}]" if request.category else ""
-    lines = ["", f"── confirmation needed (step {request.step}) ──",
-             f"  action : {request.action}",
-             f"  target : {request.target or '(the driver could not tell)'}"]
-    if request.where:
-        lines.append(f"  where  : {one_line(request.where, 200)}")
-    lines.append(f"  policy : {request.reason}{category}")
+    """The facts shown before a confirmation, one per line (terminal and TUI alike).
+
+    Every value is sanitized (nothing in it can move the cursor or rewrite a line),
+    and the decisive lines (action, target, policy reason and category) come last,
+    right above the question, after the model's words and the page's address.
+    """
+    category = f" [{shown_line(request.category, 40)}]" if request.category else ""
+    lines = ["", f"── confirmation needed (step {request.step}) ──"]
     if request.thought:
-        lines.append(f"  model  : {one_line(request.thought, 240)}")
+        lines.append(f"  model  : {shown_line(request.thought, 240)}")
+    if request.where:
+        lines.append(f"  where  : {shown_line(request.where, 200)}")
     if request.crop_path:
-        lines.append(f"  picture: {request.crop_path}")
+        lines.append(f"  picture: {shown_line(request.crop_path)}")
+    lines.append(f"  action : {shown_line(request.action, 300)}")
+    lines.append(f"  target : {shown_line(request.target or '(the driver could not tell)', 300)}")
+    lines.append(f"  policy : {shown_line(request.reason, 300)}{category}")
     return lines
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from venusctl.actions import Action, points_of
 from venusctl.drivers.base import Element, Screen
 from venusctl.pictures import ActionMarks, crop_around, draw_action, encode, fit
+from venusctl.record import write_whole
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ def save_crop(
             picture = crop_around(image, (round(centre[0] * sx), round(centre[1] * sy)),
                                   CROP_SIZE)
         path = run_dir / f"confirm-{step:03d}.png"
-        path.write_bytes(encode(picture, "png"))
+        write_whole(path, encode(picture, "png"))  # a full disk leaves no half picture
         return path
     except (OSError, ValueError) as exc:
         log.warning("could not save the confirmation picture: %s", exc)

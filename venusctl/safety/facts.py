@@ -1,10 +1,13 @@
-"""What the guard knows about one action, reduced to plain fields rules can match.
+"""What the guard knows about one press, reduced to plain fields rules can match.
 
-Everything here comes from the action itself, the driver's description of its
-target and the screen's context: the guard never reads free text on the screen
-beyond the target's own label, so a page cannot talk its way past a rule. When the
-driver could not describe the target (`blind`), rules fall back on the page, the
-app, the typed text and the model's stated reason, which only ever add gates.
+Everything here comes from the action, the driver's description of what it acts
+on (see `pressing.py` for how keys, drags and releases find that) and the
+screen's context: the guard never reads free text on the screen beyond the
+target's own label, hint and the facts of its dialog and form, so a page cannot
+talk its way past a rule. When the target could not be identified (`blind`:
+no label, or a nameless drawing OCR could not read), rules fall back on the page,
+the app, the dialog, the typed text and the model's stated reason, which only
+ever add gates.
 """
 
 from __future__ import annotations
@@ -14,49 +17,38 @@ from dataclasses import dataclass
 from venusctl.actions import (
     OBSERVING,
     Action,
-    Click,
-    DoubleClick,
     Drag,
-    Hotkey,
-    KeyDown,
     Launch,
     LaunchApp,
-    LongPress,
-    MouseUp,
     PressBack,
     PressEnter,
     PressHome,
     PressRecent,
     Scroll,
-    SelectOption,
-    Sequence,
     Swipe,
-    TripleClick,
-    Type,
     WheelScroll,
     walk,
 )
 from venusctl.drivers.base import Element, ScreenContext
 from venusctl.safety.detect import detected
 from venusctl.safety.guard import GuardRequest, changes_state
-from venusctl.safety.places import host_of
+from venusctl.safety.places import host_of, href_of
+from venusctl.safety.pressing import Press
 from venusctl.safety.text import normalize
 from venusctl.secrets import names_in
 
-ACTIVATING = (Click, DoubleClick, TripleClick, LongPress, MouseUp, SelectOption)
-POINTING = (Click, DoubleClick, TripleClick, LongPress)
 VIEWING = (Scroll, Swipe, WheelScroll)
 RETREATING = (PressBack, PressHome)
 NAVIGATING = (Launch, LaunchApp, PressBack, PressHome, PressRecent)
-ENTER_KEYS = frozenset({"enter", "return", "kp_enter", "numpadenter"})
+LABEL_EXTRAS = ("id", "value", "description", "hint", "ocr")
 
 GROUPS = ("activate", "submit", "type", "keys", "navigate", "view", "observe", "change",
-          "retreat", "drag", "any")
+          "retreat", "drag", "drop", "any")
 
 
 @dataclass(frozen=True)
 class Facts:
-    """The matchable view of one action; text fields are normalized (see `text.py`)."""
+    """The matchable view of one press; text fields are normalized (see `text.py`)."""
 
     kinds: frozenset[str]
     groups: frozenset[str]
@@ -66,73 +58,59 @@ class Facts:
     input_types: frozenset[str] = frozenset()
     dialog: str = ""
     form: str = ""
+    form_fields: str = ""
+    selection: str = ""
     link: str = ""
     page: str = ""
     page_raw: str = ""
     apps: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
+    secret_hosts: tuple[str, ...] = ()
     destinations: tuple[str, ...] = ()
     typed: tuple[str, ...] = ()
+    line: str = ""
     keys: frozenset[frozenset[str]] = frozenset()
     reason: str = ""
     reason_raw: str = ""
     detectors: frozenset[str] = frozenset()
     secrets: tuple[str, ...] = ()
     blind: bool = True
+    selected: bool = False
+    terminal: bool = False
     launched_apps: tuple[str, ...] = ()
     secret_permitted: bool = False
+    how: str = ""
+    shown: str = ""
+    """The target in words, for the verdict (`button 'Delete' (drop on)`)."""
 
     @property
     def typed_raw(self) -> str:
         return "\n".join(self.typed)
 
 
-def kinds_and_groups(action: Action) -> tuple[frozenset[str], frozenset[str]]:
-    kinds: set[str] = set()
-    groups: set[str] = {"any"}
-    for one in walk(action):
-        if isinstance(one, Sequence):
-            continue
-        kinds.add(type(one).__name__)
-        groups.update(_groups_of(one))
-    if changes_state(action):
+def groups_of(press: Press) -> frozenset[str]:
+    """The groups rules name in `action:` (see the README's rule reference)."""
+    leaf = press.action
+    groups = {"any"}
+    checks = ((VIEWING, "view"), (NAVIGATING, "navigate"), (RETREATING, "retreat"),
+              (OBSERVING, "observe"), ((Drag,), "drag"))
+    groups.update(name for classes, name in checks if isinstance(leaf, classes))
+    flags = ((press.activates, "activate"), (press.submits, "submit"), (press.drops, "drop"),
+             (press.drops, "drag"), (press.types, "type"), (bool(press.keys), "keys"))
+    groups.update(name for flag, name in flags if flag)
+    if changes_state(leaf) or press.activates:
         groups.add("change")
-    return frozenset(kinds), frozenset(groups)
-
-
-def _groups_of(action: Action) -> set[str]:
-    groups: set[str] = set()
-    checks = (
-        (ACTIVATING, "activate"), (VIEWING, "view"), (NAVIGATING, "navigate"),
-        (RETREATING, "retreat"), (OBSERVING, "observe"), ((Type,), "type"),
-        ((Hotkey, KeyDown), "keys"), ((Drag,), "drag"),
-    )
-    for classes, name in checks:
-        if isinstance(action, classes):
-            groups.add(name)
-    if _submits(action):
-        groups.update({"submit", "activate"})
-    return groups
-
-
-def _submits(action: Action) -> bool:
-    """Enter on the focused control: a form is submitted or a message sent."""
-    if isinstance(action, PressEnter):
-        return True
-    if isinstance(action, Type):
-        return "\n" in action.content
-    if isinstance(action, (Hotkey, KeyDown)):
-        return any(k.strip().lower() in ENTER_KEYS for k in action.keys)
-    return False
+    if isinstance(leaf, PressEnter):
+        groups.add("keys")
+    return frozenset(groups)
 
 
 def element_label(element: Element | None) -> str:
-    """The words that name an element: its name, text, ids (raw, not normalized)."""
+    """The words that name an element: name, text, ids, hint, OCR reading (raw, whole)."""
     if element is None:
         return ""
     parts = [element.name, element.text, element.resource_id,
-             str(element.extra.get("id") or ""), str(element.extra.get("value") or ""),
-             str(element.extra.get("description") or "")]
+             *(str(element.extra.get(k) or "") for k in LABEL_EXTRAS)]
     return " | ".join(dict.fromkeys(p for p in parts if p))
 
 
@@ -155,56 +133,102 @@ def page_text(context: ScreenContext) -> str:
     return " | ".join(p for p in parts if p)
 
 
-def facts_of(request: GuardRequest, element: Element | None = None) -> Facts:
-    """The facts of a guard request; `element` replaces the request's (focus memory)."""
-    action, context = request.action, request.context
-    element = element if element is not None else request.element
-    kinds, groups = kinds_and_groups(action)
-    typed = tuple(a.content for a in walk(action) if isinstance(a, Type))
+def is_blind(element: Element | None, label: str) -> bool:
+    """Nothing names the target: no label, or a drawing whose reading came back empty."""
+    if not normalize(label):
+        return True
+    if element is not None and (element.extra.get("nameless")
+                                or element.extra.get("unidentified")):
+        return not normalize(str(element.extra.get("ocr") or ""))
+    return False
+
+
+def facts_of(press: Press, request: GuardRequest) -> Facts:
+    """The facts of one press of a guard request."""
+    element, context = press.element, request.context
     label = element_label(element)
-    page = page_text(context)
+    typed = (press.action.content,) if press.types else ()  # type: ignore[union-attr]
+    extra = element.extra if element is not None else {}
+    hosts = tuple(h for h in (host_of(context.url),) if h)
+    frame = host_of(str(extra.get("frame_origin") or "")) if extra.get("frame_origin") else None
     return Facts(
-        kinds=kinds,
-        groups=groups,
+        kinds=frozenset({type(press.action).__name__}),
+        groups=groups_of(press),
         target=normalize(label),
         target_raw=label,
         role=normalize(" ".join(p for p in (element.role, element.tag) if p) if element else ""),
         input_types=input_types_of(element),
-        dialog=normalize(str(element.extra.get("dialog") or "")) if element else "",
+        dialog=normalize(str(extra.get("dialog") or "")),
         form=normalize(element.form_action) if element else "",
-        link=(element.href or "") if element else "",
-        page=normalize(page),
-        page_raw=page,
-        apps=_apps(action, context, element),
-        hosts=tuple(h for h in (host_of(context.url),) if h),
-        destinations=_destinations(action, element),
+        form_fields=normalize(" | ".join(_strings(extra.get("form_fields")))),
+        selection=normalize(" | ".join(press.selection)),
+        link=_link(press, element),
+        page=normalize(page_text(context)),
+        page_raw=page_text(context),
+        apps=_apps(press.action, context, element),
+        hosts=tuple(dict.fromkeys((*hosts, *((frame,) if frame else ())))),
+        secret_hosts=(frame,) if frame else hosts,
+        destinations=_destinations(press, element),
         typed=typed,
-        keys=frozenset(_combo(a.keys) for a in walk(action) if isinstance(a, (Hotkey, KeyDown))),
+        line=press.line,
+        keys=press.keys,
         reason=normalize(request.thought),
         reason_raw=request.thought or "",
-        detectors=detected(list(typed)),
+        detectors=detected([*typed, press.line] if press.types else []),
         secrets=tuple(n for text in typed for n in names_in(text)),
-        blind=not normalize(label),
-        launched_apps=tuple(a.app for a in walk(action) if isinstance(a, LaunchApp)),
+        blind=is_blind(element, label),
+        selected=bool(press.selection),
+        terminal=extra.get("terminal") is True,
+        launched_apps=tuple(a.app for a in walk(press.action) if isinstance(a, LaunchApp)),
+        how=press.how,
+        shown=shown(press),
     )
+
+
+def shown(press: Press) -> str:
+    """The pressed thing as a person reads it in a confirmation."""
+    element = press.element
+    if element is None:
+        what = "(the driver could not tell what is there)"
+    else:
+        label = " ".join(element_label(element).split())
+        kind = element.role or element.tag or "element"
+        stands_for = element.extra.get("stands_for")
+        what = f"{kind} {label!r}" if label else f"{kind} (no label)"
+        if stands_for:
+            what += f" ({stands_for})"
+    return f"{what}, by {press.how}" if press.how else what
+
+
+def _link(press: Press, element: Element | None) -> str:
+    """The address a press opens: a launched URL (as the browser reads it) or a link."""
+    launched = [href_of(a.url) for a in walk(press.action) if isinstance(a, Launch)]
+    if launched:
+        return launched[0]
+    return (element.href or "") if element else ""
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value if v]
+    return [str(value)] if value else []
 
 
 def _apps(action: Action, context: ScreenContext, element: Element | None) -> tuple[str, ...]:
     found = [context.app, element.app if element else None]
+    if element is not None:
+        found.extend(str(element.extra.get(k) or "") for k in ("window_class", "process"))
     found.extend(a.app for a in walk(action) if isinstance(a, LaunchApp))
     return tuple(dict.fromkeys(a for a in found if a))
 
 
-def _destinations(action: Action, element: Element | None) -> tuple[str, ...]:
-    """Hosts the action leads to: a launched URL, or the link under a click."""
-    found = [host_of(a.url) for a in walk(action) if isinstance(a, Launch)]
-    if element is not None and element.href and any(isinstance(a, POINTING) for a in walk(action)):
+def _destinations(press: Press, element: Element | None) -> tuple[str, ...]:
+    """Hosts the press leads to: a launched URL, or the link it activates."""
+    found = [host_of(a.url) for a in walk(press.action) if isinstance(a, Launch)]
+    opens_link = press.activates or press.how == "middle click"
+    if element is not None and element.href and opens_link:
         found.append(host_of(element.href))
     return tuple(dict.fromkeys(h for h in found if h))
-
-
-def _combo(keys: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(k.strip().lower() for k in keys)
 
 
 def combo_of(text: str) -> frozenset[str]:

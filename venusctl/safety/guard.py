@@ -1,8 +1,9 @@
 """The guard seam: allow, confirm or deny one action before it runs.
 
-The guard sees the action (grid and pixel form), the element the driver found
-under its point, where the screen is (app, URL, window), and the model's stated
-reason. It returns a verdict; it never asks anyone itself, so the same guard serves
+The guard sees the action (grid and pixel form), what the driver found at every
+point the action touches and at the keyboard focus (`Target`s, see
+`venusctl.safety.targets`), where the screen is (app, URL, window), and the model's
+stated reason. It returns a verdict; it never asks anyone itself, so the same guard serves
 the terminal, the TUI and unattended batches alike.
 """
 
@@ -12,8 +13,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
-from venusctl.actions import OBSERVING, Action, CallUser, Sequence, is_terminal, walk
+from venusctl.actions import OBSERVING, Action, CallUser, Point, Sequence, is_terminal, walk
 from venusctl.drivers.base import Element, ScreenContext
+
+FOCUS = "focus"
+POINTER = "pointer"
 
 
 class Decision(str, Enum):
@@ -28,6 +32,8 @@ class Verdict:
     reason: str = ""
     category: str | None = None
     rule: str | None = None
+    target: str | None = None
+    """The thing the verdict is about, in words (`button 'Delete' (drop target)`)."""
 
     def as_dict(self) -> dict[str, str]:
         out = {"decision": self.decision.value, "reason": self.reason}
@@ -35,7 +41,26 @@ class Verdict:
             out["category"] = self.category
         if self.rule:
             out["rule"] = self.rule
+        if self.target:
+            out["target"] = self.target
         return out
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the driver found where an action lands.
+
+    `where` is a pixel point of the placed action, `FOCUS` (the element keys and
+    typed text go to) or `POINTER` (under the pointer, for desktop actions that
+    carry no point).
+    """
+
+    where: Point | str
+    element: Element | None
+
+    def as_dict(self) -> dict[str, Any]:
+        where = list(self.where) if isinstance(self.where, tuple) else self.where
+        return {"where": where, "element": self.element.as_dict() if self.element else None}
 
 
 @dataclass(frozen=True)
@@ -48,6 +73,21 @@ class GuardRequest:
     element: Element | None = None
     context: ScreenContext = field(default_factory=ScreenContext)
     thought: str = ""
+    targets: tuple[Target, ...] = ()
+    """Every point and the focus, described; empty: `element` stands for all of them."""
+
+    def element_at(self, where: Point | str) -> Element | None:
+        """The element described at a point (or the focus, or the pointer)."""
+        if not self.targets:
+            return self.element
+        for target in self.targets:
+            if target.where == where:
+                return target.element
+        return None
+
+    def described(self, where: Point | str) -> bool:
+        """Whether the driver was asked about this point (False: nothing is known)."""
+        return not self.targets or any(t.where == where for t in self.targets)
 
 
 class Guard(Protocol):
@@ -81,12 +121,3 @@ class AllowAllGuard:
 
     def check(self, request: GuardRequest) -> Verdict:
         return Verdict(Decision.ALLOW, "confirmation turned off (--confirm never)")
-
-
-def target_element(driver: Any, pixels: list[tuple[int, int]]) -> Element | None:
-    """What an action is aimed at: the element under its first point, else (for Type,
-    PressEnter and keys) the focused one when the driver can tell (`focused_element`)."""
-    if pixels:
-        return driver.describe(*pixels[0])
-    focused = getattr(driver, "focused_element", None)
-    return focused() if callable(focused) else None

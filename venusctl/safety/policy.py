@@ -33,6 +33,7 @@ import yaml
 
 from venusctl.errors import UsageError
 from venusctl.safety.guard import Decision
+from venusctl.safety.policy_shape import check_shape
 from venusctl.safety.rules import Rule, RuleError, compile_rule
 
 SHIPPED = ("default", "strict")
@@ -185,6 +186,7 @@ def _parse(text: str, where: str) -> dict[str, Any]:
     if unknown:
         raise UsageError(f"policy {where}: unknown key(s) {', '.join(sorted(map(str, unknown)))} "
                          f"(known: {', '.join(sorted(TOP_KEYS))})")
+    check_shape(raw, f"policy {where}")
     return raw
 
 
@@ -195,11 +197,11 @@ def merge(base: Mapping[str, Any], child: Mapping[str, Any]) -> dict[str, Any]:
         if key in child:
             out[key] = child[key]
     for key in LIST_KEYS:
-        out[key] = list(_unique(base.get(key) or [], child.get(key) or []))
+        out[key] = list(_unique(_as_list(base.get(key)), _as_list(child.get(key))))
     out["secrets"] = {**(base.get("secrets") or {}), **(child.get("secrets") or {})}
-    keywords = {k: list(v or []) for k, v in (base.get("keywords") or {}).items()}
+    keywords = {k: _as_list(v) for k, v in (base.get("keywords") or {}).items()}
     for name, words in (child.get("keywords") or {}).items():
-        keywords[name] = list(_unique(keywords.get(name, []), words or []))
+        keywords[name] = list(_unique(keywords.get(name, []), _as_list(words)))
     out["keywords"] = keywords
     out["rules"] = _merged_rules(base.get("rules") or [], child)
     out.pop("extends", None)
@@ -210,10 +212,17 @@ def merge(base: Mapping[str, Any], child: Mapping[str, Any]) -> dict[str, Any]:
 def _merged_rules(base_rules: list[Any], child: Mapping[str, Any]) -> list[Any]:
     own = list(child.get("rules") or [])
     replaced = {r.get("id") for r in own if isinstance(r, Mapping)}
-    disabled = set(map(str, child.get("disable_rules") or []))
+    disabled = set(map(str, _as_list(child.get("disable_rules"))))
     kept = [r for r in base_rules if not isinstance(r, Mapping)
             or (r.get("id") not in replaced and str(r.get("id")) not in disabled)]
     return own + kept
+
+
+def _as_list(value: Any) -> list[Any]:
+    """A list value as written: one word stands for a list of one (shape already checked)."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
 
 
 def _strings(value: Any, where: str) -> list[str]:

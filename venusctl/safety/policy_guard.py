@@ -11,51 +11,47 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from venusctl.actions import Launch, LaunchApp, PressBack, PressHome, is_terminal, walk
-from venusctl.drivers.base import Element
-from venusctl.safety.facts import POINTING, Facts, facts_of
+from venusctl.actions import is_terminal
+from venusctl.safety.facts import Facts, facts_of
 from venusctl.safety.guard import Decision, GuardRequest, Verdict
 from venusctl.safety.places import in_apps, in_domains
 from venusctl.safety.policy import STATE_CHANGE, Policy
+from venusctl.safety.pressing import Press, PressMemory, presses_of
 
-_RESETS_FOCUS = (Launch, LaunchApp, PressBack, PressHome)
+ORDER = (Decision.DENY, Decision.CONFIRM, Decision.ALLOW)
 
 
 class PolicyGuard:
-    """Checks each action against one policy; remembers the last clicked element.
+    """Checks each action against one policy, press by press; the strictest verdict wins.
 
-    Drivers cannot always say which field a `Type` goes into, so the element of the
-    last click stands in for the focused field when the request carries none.
+    Every point of a `Sequence`, both ends of a `Drag`, the default button Enter
+    presses, the widget of an Alt mnemonic: each is a `Press` judged on its own.
+    The guard remembers, from one step to the next, what the steps before left
+    behind (`PressMemory`): the field clicked last stands in for the focus when the
+    driver cannot tell it, a `MouseUp` completes the `MouseDown` before it, keys
+    held with `KeyDown` join later combinations, and text typed since the last
+    Enter is the command line Enter runs.
     """
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self._focus: Element | None = None
+        self.memory = PressMemory()
 
     def check(self, request: GuardRequest) -> Verdict:
         if is_terminal(request.action):
             return Verdict(Decision.ALLOW, "ends the step without acting")
-        facts = facts_of(request, self._element_for(request))
+        verdicts = [self._judge(press, request) for press in presses_of(request, self.memory)]
+        return strictest(verdicts)
+
+    def _judge(self, press: Press, request: GuardRequest) -> Verdict:
+        facts = facts_of(press, request)
         facts = replace(facts, secret_permitted=self._secrets_permitted(facts))
         found = [*self._denied_places(facts), *self._rules(facts), *self._outside(facts),
                  *self._secret(facts)]
-        for decision in (Decision.DENY, Decision.CONFIRM, Decision.ALLOW):
-            for verdict in found:
-                if verdict.decision is decision:
-                    return verdict
-        return self._otherwise(facts)
+        verdict = strictest(found) if found else self._otherwise(facts)
+        return replace(verdict, target=facts.shown)
 
     # ------------------------------------------------------------------ pieces
-    def _element_for(self, request: GuardRequest) -> Element | None:
-        actions = list(walk(request.action))
-        if any(isinstance(a, POINTING) for a in actions):
-            self._focus = request.element
-            return request.element
-        if any(isinstance(a, _RESETS_FOCUS) for a in actions):
-            self._focus = None
-            return request.element
-        return request.element if request.element is not None else self._focus
-
     def _rules(self, facts: Facts) -> list[Verdict]:
         verdicts = []
         for rule in self.policy.rules:
@@ -110,7 +106,7 @@ class PolicyGuard:
             permit = self.policy.secrets.get(name)
             if permit is None:
                 return False
-            hosts_ok = any(in_domains(h, permit.domains) for h in facts.hosts)
+            hosts_ok = any(in_domains(h, permit.domains) for h in facts.secret_hosts)
             apps_ok = any(in_apps(a, permit.apps) for a in facts.apps)
             if not (hosts_ok or apps_ok):
                 return False
@@ -128,3 +124,12 @@ class PolicyGuard:
             return Verdict(Decision.CONFIRM, "every state-changing action is confirmed",
                            STATE_CHANGE, "otherwise")
         return Verdict(Decision.ALLOW, "no rule matched")
+
+
+def strictest(verdicts: list[Verdict]) -> Verdict:
+    """Deny over confirm over allow; the first of equals (policy order) speaks."""
+    for decision in ORDER:
+        for verdict in verdicts:
+            if verdict.decision is decision:
+                return verdict
+    return Verdict(Decision.ALLOW, "nothing to judge")

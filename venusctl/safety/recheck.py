@@ -16,7 +16,7 @@ from venusctl.actions import Surface, parse_action
 from venusctl.drivers.base import Element, ScreenContext
 from venusctl.errors import ParseError, UsageError
 from venusctl.record import StoredRun
-from venusctl.safety.guard import Decision, GuardRequest, Verdict
+from venusctl.safety.guard import Decision, GuardRequest, Target, Verdict
 from venusctl.safety.policy import Policy
 from venusctl.safety.policy_guard import PolicyGuard
 
@@ -44,12 +44,30 @@ class Rechecked:
 
 def element_from(data: dict[str, Any] | None) -> Element | None:
     """An `Element` back from its recorded form."""
-    if not data:
+    if not data or not isinstance(data, dict):
         return None
     values = {k: v for k, v in data.items() if k in _ELEMENT_FIELDS}
-    if isinstance(values.get("bounds"), list):
-        values["bounds"] = tuple(values["bounds"])
+    bounds = values.get("bounds")
+    values["bounds"] = tuple(bounds) if isinstance(bounds, list) and len(bounds) == 4 else None
+    if not isinstance(values.get("extra", {}), dict):
+        values["extra"] = {}
     return Element(**values)
+
+
+def targets_from(data: Any) -> tuple[Target, ...]:
+    """The recorded targets of a step (every point and the focus), back as `Target`s."""
+    if not isinstance(data, list):
+        return ()
+    found = []
+    for item in data:
+        if not isinstance(item, dict):
+            continue
+        where = item.get("where")
+        if isinstance(where, list) and len(where) == 2:
+            where = (int(where[0]), int(where[1]))
+        if isinstance(where, (tuple, str)):
+            found.append(Target(where, element_from(item.get("element"))))
+    return tuple(found)
 
 
 def recheck(run: StoredRun, policy: Policy) -> list[Rechecked]:
@@ -73,6 +91,6 @@ def recheck(run: StoredRun, policy: Policy) -> list[Rechecked]:
                                    if k in _CONTEXT_FIELDS})
         request = GuardRequest(int(step.get("step", 0)), action, placed,
                                element_from(step.get("element")), context,
-                               step.get("thought") or "")
+                               step.get("thought") or "", targets_from(step.get("targets")))
         results.append(Rechecked(request.step, text, step.get("verdict"), guard.check(request)))
     return results

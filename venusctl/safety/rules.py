@@ -12,9 +12,11 @@ In YAML:
       unless:                   # the rule is skipped when any of these match
         secret_permitted: true
 
-Text fields (target, role, dialog, form, link, page, reason, typed) take keywords
-and `re:` patterns; `input_type`, `detect`, `keys` take exact values; `app` takes
-globs; `domain` takes domain patterns; `blind` and `secret_permitted` take booleans.
+Text fields (target, role, dialog, form, form_fields, selection, link, page,
+reason, typed) take keywords and `re:` patterns; `input_type`, `detect`, `keys`
+take exact values; `app` takes globs; `domain` takes domain patterns; `command`
+takes shell command specs (see `commands.py`), matched against the line a shell
+would run; `blind`, `selected`, `terminal` and `secret_permitted` take booleans.
 """
 
 from __future__ import annotations
@@ -25,15 +27,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from venusctl.actions import ACTION_SETS
+from venusctl.safety.commands import compile_spec, matching
 from venusctl.safety.detect import DETECTORS
 from venusctl.safety.facts import GROUPS, Facts, combo_of
 from venusctl.safety.guard import Decision
 from venusctl.safety.places import in_apps, in_domains
 from venusctl.safety.text import KeywordSet, normalize
 
-TEXT_FIELDS = ("target", "role", "dialog", "form", "link", "page", "reason", "typed")
-SET_FIELDS = ("action", "input_type", "detect", "keys", "app", "domain")
-BOOL_FIELDS = ("blind", "secret_permitted")
+TEXT_FIELDS = ("target", "role", "dialog", "form", "form_fields", "selection", "link", "page",
+               "reason", "typed")
+SET_FIELDS = ("action", "input_type", "detect", "keys", "app", "domain", "command")
+BOOL_FIELDS = ("blind", "selected", "terminal", "secret_permitted")
 FIELDS = TEXT_FIELDS + SET_FIELDS + BOOL_FIELDS
 ACTION_NAMES = frozenset(
     spec.cls.__name__ for specs in ACTION_SETS.values() for spec in specs.values())
@@ -159,6 +163,8 @@ _TEXT_SOURCES: dict[str, Callable[[Facts], tuple[str, str]]] = {
     "role": lambda f: (f.role, f.role),
     "dialog": lambda f: (f.dialog, f.dialog),
     "form": lambda f: (f.form, f.form),
+    "form_fields": lambda f: (f.form_fields, f.form_fields),
+    "selection": lambda f: (f.selection, f.selection),
     "link": lambda f: (normalize(f.link), f.link),
     "page": lambda f: (f.page, f.page_raw),
     "reason": lambda f: (f.reason, f.reason_raw),
@@ -199,7 +205,22 @@ def _set_test(name: str, entries: list[str], rule_id: str) -> Test:
         return lambda f: next((combos[c] for c in f.keys if c in combos), None)
     if name == "app":
         return lambda f: next((a for a in f.apps if in_apps(a, entries)), None)
+    if name == "command":
+        return _command_test(entries, rule_id)
     return lambda f: next((h for h in (*f.hosts, *f.destinations) if in_domains(h, entries)), None)
+
+
+def _command_test(entries: list[str], rule_id: str) -> Test:
+    try:
+        specs = [compile_spec(e) for e in entries]
+    except ValueError as exc:
+        raise RuleError(f"rule '{rule_id}': {exc}") from None
+
+    def test(facts: Facts) -> str | None:
+        text = facts.line or facts.typed_raw
+        hit = matching(specs, text) if text else None
+        return f"'{hit}'" if hit else None
+    return test
 
 
 def _first(found: frozenset[str]) -> str | None:

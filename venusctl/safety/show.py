@@ -8,6 +8,7 @@ import yaml
 
 from venusctl.safety.policy import SHIPPED, Policy
 from venusctl.safety.recheck import Rechecked
+from venusctl.safety.sanitize import shown_line
 
 KEYWORD_PREVIEW = 6
 
@@ -84,7 +85,9 @@ def recheck_text(run_id: str, policy: Policy, results: list[Rechecked]) -> str:
         if item.gated:
             category = f" [{item.verdict.category}]" if item.verdict.category else ""
             detail = f"  {item.verdict.rule or ''}{category}: {item.verdict.reason}"
-        lines.append(f"{mark} step {item.step:>3}  {was:>9} → {now:<8} {item.action}{detail}")
+            detail = "  " + shown_line(detail)
+        lines.append(f"{mark} step {item.step:>3}  {shown_line(was):>9} → {now:<8} "
+                     f"{shown_line(item.action)}{detail}")
     gated = [r for r in results if r.gated]
     denied = sum(1 for r in gated if r.verdict.decision.value == "deny")
     lines.append(f"{len(gated)} of {len(results)} actions would be gated "

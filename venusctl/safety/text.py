@@ -18,6 +18,11 @@ from dataclasses import dataclass
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[\s_\-./:?&=#+,;|()\[\]{}\"'`<>*@]+")
 _WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# Arabic hamza-carrying alefs read as plain alef; vowel marks, tatweel and the dot that
+# casefolding leaves on Turkish İ are dropped; Turkish dotless ı reads as i: so a label
+# matches however it was capitalised or vocalised.
+_FOLD = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ı": "i", "ـ": None})
+_MARKS = re.compile("[\u064b-\u065f\u0670\u0307]")
 
 REGEX_PREFIX = "re:"
 
@@ -28,7 +33,8 @@ def normalize(text: str | None) -> str:
         return ""
     folded = unicodedata.normalize("NFKC", text)
     folded = _CAMEL.sub(" ", folded)
-    return " ".join(_SEPARATORS.sub(" ", folded).casefold().split())
+    folded = _MARKS.sub("", _SEPARATORS.sub(" ", folded).casefold()).translate(_FOLD)
+    return " ".join(folded.split())
 
 
 def is_wide(text: str) -> bool:
@@ -78,7 +84,7 @@ class KeywordSet:
 
 def _word_pattern(keyword: str) -> str:
     if is_wide(keyword):
-        return re.escape(unicodedata.normalize("NFKC", keyword).casefold())
+        return r"\s?".join(re.escape(w) for w in normalize(keyword).split())
     words = normalize(keyword).split()
     if not words:
         return r"(?!x)x"
