@@ -40,7 +40,7 @@ from venusctl.actions import (
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 from venusctl.drivers.web_describe import SETTLE_JS, Describer
 from venusctl.drivers.web_fields import SecretFields, focused_handle, sensitive_boxes
-from venusctl.drivers.web_gate import Judge, RequestHold
+from venusctl.drivers.web_gate import Judge, RequestHold, refresh
 from venusctl.errors import ActionFailed, DeviceError, UsageError, VenusError
 from venusctl.grid import ScreenSize
 from venusctl.settle import wait_until_stable
@@ -150,6 +150,7 @@ class WebDriver:
         else:
             self.browser_context = self._start()
         self._describer = Describer(self.browser_context)
+        self._start_hold()
         pages = self.browser_context.pages
         self.page = pages[0] if pages else self.browser_context.new_page()
         self._known_pages = set(map(id, self.browser_context.pages))
@@ -215,6 +216,7 @@ class WebDriver:
     def screenshot(self) -> Screen:
         self._raise_held()
         if self._cached is not None:
+            self._pump()
             screen, self._cached = self._cached, None
         else:
             screen = self._capture(self.options.image_format, self.options.jpeg_quality)
@@ -332,7 +334,7 @@ class WebDriver:
             self._raise_if_gone(exc)
         remaining = max(cap_s - (time.monotonic() - start), 0.0)
         wait_until_stable(grab, remaining, interval_s=0.0)  # a capture takes ~50 ms itself
-        self._raise_held()
+        self._pump()
         self._cached = last[-1] if last else None
         return time.monotonic() - start
 
@@ -357,18 +359,35 @@ class WebDriver:
     def hold_requests(self, judge: Judge) -> None:
         """From now on every request of this context (every tab, frame, worker and
         redirect hop) waits for `judge` before it leaves (see `web_gate`)."""
-        if self._hold is not None:
-            self._hold.close()
+        assert self._hold is not None
+        self._hold.judge = judge
+        self._hold.stop, self._hold.stopped = None, False
+
+    def _start_hold(self) -> None:
+        """Switch the hold on (everything allowed until `hold_requests`), before the
+        first page loads so that every frame's loader takes it."""
         try:
-            session = self.browser_context.new_cdp_session(self.page)
+            pages = self.browser_context.pages
+            page = pages[0] if pages else self.browser_context.new_page()
+            session = self.browser_context.new_cdp_session(page)
             context_id = session.send("Target.getTargetInfo")["targetInfo"]["browserContextId"]
             session.detach()
             browser = self._browser or self.browser_context.browser
-            self._hold = RequestHold(browser, context_id, judge, lambda: self.page.url)
+            self._hold = RequestHold(browser, context_id, lambda: self.page.url)
+            refresh(self.browser_context)
         except Exception as exc:
-            self._raise_if_gone(exc)
+            self.close()
             raise DeviceError(f"could not hold the browser's requests: {first_line(exc)}"
                               ) from None
+
+    def _pump(self) -> None:
+        """One round trip to the browser, so requests it holds reach the judge now (the
+        sync API hands over events only during a call), then raise what it raised."""
+        try:
+            self.page.evaluate("0")
+        except Exception as exc:
+            self._raise_if_gone(exc)
+        self._raise_held()
 
     def _raise_held(self) -> None:
         """Raise what the judge raised while holding a request (no terminal to ask, an
