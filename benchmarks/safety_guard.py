@@ -4,8 +4,10 @@
 
 Over the labelled corpus (tests/corpus/safety): the median time of one
 `PolicyGuard.check` for the default and the strict policy, the median time to load
-and compile each policy, and the median time to blur a password field into a
-1280x800 JPEG screenshot (what the secret wrapper adds when a page shows one).
+and compile each policy, the median time to blur a password field into a
+1280x800 JPEG screenshot (what the secret wrapper adds when a page shows one), and
+the OCR phase of a step whose target is nameless (reading a drawn button on a
+1280x800 screenshot, Tesseract on one core; the first read also loads the engine).
 Medians in milliseconds over N repetitions; ratios against the default policy.
 """
 
@@ -21,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PIL import Image
 
+from tests.support.button_crops import BUTTONS, screenshot
 from tests.support.safety_corpus import load_cases
 from venusctl.pictures import blur_boxes, encode
 from venusctl.safety.policy import load_policy
@@ -58,6 +61,31 @@ def main() -> None:
     plain = median_ms(lambda: encode(shot, "jpeg"), args.n)
     print(f"blur one field + JPEG re-encode {blur:.1f} ms (JPEG encode alone {plain:.1f} ms, "
           f"x{blur / plain:.2f})")
+    ocr_phase(args.n)
+
+
+def ocr_phase(repeat: int) -> None:
+    """The OCR phase of one step: a nameless target on a Latin and on a Korean screen."""
+    from venusctl.drivers.base import Element, Screen, ScreenContext
+    from venusctl.grid import ScreenSize
+    from venusctl.pictures import encode
+    from venusctl.safety.guard import Target
+    from venusctl.safety.ocr import TesseractReader, read_nameless
+
+    reader = TesseractReader()
+    for lang in ("en", "ko"):
+        label, _, title = BUTTONS[lang]
+        data = encode(screenshot(label, lang, 16, 0), "jpeg")
+        target = (Target((640, 400), Element(tag="canvas", extra={"nameless": True})),)
+        context = ScreenContext(title=title)
+        started = time.perf_counter()
+        read_nameless(reader, target, Screen(data, "image/jpeg", ScreenSize(1280, 800), context))
+        first = (time.perf_counter() - started) * 1000
+        step = median_ms(lambda d=data, t=target, c=context: read_nameless(
+            reader, t, Screen(d, "image/jpeg", ScreenSize(1280, 800), c)), repeat)
+        print(f"OCR phase, one nameless target ({lang}): median {step:.1f} ms per step "
+              f"(first step {first:.0f} ms, loading the engine)")
+    reader.close()
 
 
 if __name__ == "__main__":

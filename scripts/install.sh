@@ -7,7 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(adb chromium xdotool xclip)
+APT_PACKAGES=(adb chromium xdotool xclip
+              # OCR of nameless targets: Tesseract's language files for the 16 languages
+              # the safety policy speaks (the engine comes with the tesserocr wheel)
+              tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-por tesseract-ocr-ita tesseract-ocr-tur tesseract-ocr-vie tesseract-ocr-nld tesseract-ocr-pol tesseract-ocr-ind tesseract-ocr-rus tesseract-ocr-chi-sim tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

@@ -47,6 +47,7 @@ from venusctl.record import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
 from venusctl.safety.crop import save_crop
 from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict
+from venusctl.safety.ocr import TextReader, needs_reading, read_nameless
 from venusctl.safety.targets import describe_targets, first_element
 
 log = logging.getLogger(__name__)
@@ -74,8 +75,8 @@ class RunObserver:
     def step_started(self, step: int) -> None: ...
 
     def phase(self, step: int, name: str) -> None:
-        """A phase of the step begins: observe, model, parse, place, describe, guard,
-        confirm, act or settle."""
+        """A phase of the step begins: observe, model, parse, place, describe, ocr,
+        guard, confirm, act or settle."""
 
     def model_text(self, step: int, text: str) -> None: ...
 
@@ -124,8 +125,10 @@ class Agent:
         settings: AgentSettings | None = None,
         observers: list[RunObserver] | None = None,
         gate: StepGate | None = None,
+        reader: TextReader | None = None,
     ) -> None:
         self.driver = driver
+        self.reader = reader
         self.gate = gate or StepGate()
         self.model = model
         self.guard = guard
@@ -352,10 +355,14 @@ class Agent:
         self, step: int, parsed: Parsed, placed: Action, screen: Screen, record: StepRecord,
         clock: _Clock,
     ) -> GuardRequest:
-        """Ask the driver about every point the action touches and the focus: the guard
-        judges each of them."""
+        """Ask the driver about every point the action touches and the focus, and read
+        the targets it cannot name (OCR): the guard judges each of them."""
         with clock("describe"):
             targets = describe_targets(self.driver, placed)
+        if self.reader is not None and any(needs_reading(t.element) for t in targets
+                                           if isinstance(t.where, tuple)):
+            with clock("ocr"):
+                targets = read_nameless(self.reader, targets, screen)
         element = first_element(targets)
         record.element = element.as_dict() if element else None
         record.targets = [t.as_dict() for t in targets]

@@ -7,7 +7,7 @@ The CLI parses flags into a `RunRequest` and calls `run_task`; `replay` and
 from __future__ import annotations
 
 import logging
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from venusctl.observers import ConsoleProgress, JsonEvents, RecordObserver
 from venusctl.record import Outcome, Recorder, RunInfo
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Guard
+from venusctl.safety.ocr import TesseractReader
 from venusctl.safety.setup import SafetyOptions, make_policy_guard, prepare, resolve_policy
 from venusctl.surfaces import DriverOptions, choose_driver, open_driver, surface_of
 
@@ -171,6 +172,7 @@ def run_task(
             observers=safety.observers([RecordObserver(recorder),
                                         *_output_observers(request.output), *(observers or [])]),
             gate=gate,
+            reader=stack.enter_context(closing(TesseractReader())),
         )
         return agent.run()
 

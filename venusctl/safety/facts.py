@@ -41,6 +41,7 @@ VIEWING = (Scroll, Swipe, WheelScroll)
 RETREATING = (PressBack, PressHome)
 NAVIGATING = (Launch, LaunchApp, PressBack, PressHome, PressRecent)
 LABEL_EXTRAS = ("id", "value", "description", "hint", "ocr")
+SHOWN_EXTRAS = ("description", "hint", "ocr")  # words a person sees (ids are not shown)
 
 GROUPS = ("activate", "submit", "type", "keys", "navigate", "view", "observe", "change",
           "retreat", "drag", "drop", "any")
@@ -133,9 +134,20 @@ def page_text(context: ScreenContext) -> str:
     return " | ".join(p for p in parts if p)
 
 
+def shown_words(element: Element | None) -> str:
+    """What a person reads on the target: its name, text, description, hint or what OCR
+    read there. Resource ids and DOM ids still match keywords but do not identify it."""
+    if element is None:
+        return ""
+    parts = [element.name, element.text, *(str(element.extra.get(k) or "")
+                                           for k in SHOWN_EXTRAS)]
+    return " ".join(p for p in parts if p)
+
+
 def is_blind(element: Element | None, label: str) -> bool:
-    """Nothing names the target: no label, or a drawing whose reading came back empty."""
-    if not normalize(label):
+    """Nothing names the target for a person: no words of its own, or a drawing whose
+    reading came back empty."""
+    if not normalize(label) or not normalize(shown_words(element)):
         return True
     if element is not None and (element.extra.get("nameless")
                                 or element.extra.get("unidentified")):

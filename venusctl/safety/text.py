@@ -18,11 +18,15 @@ from dataclasses import dataclass
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[\s_\-./:?&=#+,;|()\[\]{}\"'`<>*@]+")
 _WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-# Arabic hamza-carrying alefs read as plain alef; vowel marks, tatweel and the dot that
-# casefolding leaves on Turkish İ are dropped; Turkish dotless ı reads as i: so a label
-# matches however it was capitalised or vocalised.
-_FOLD = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ı": "i", "ـ": None})
-_MARKS = re.compile("[\u064b-\u065f\u0670\u0307]")
+# Arabic hamza-carrying alefs read as plain alef, and vowel marks and tatweel are
+# dropped; accents of Latin, Greek and Cyrillic letters are dropped (`xóa` is `xoa`,
+# `usuń` is `usun`, `ё` is `е`), and letters with strokes read as their base letter:
+# so a label matches however it was capitalised, vocalised or accented, and an OCR
+# reading that lost its accents, an ASCII resource id or URL, still match.
+_FOLD = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ı": "i", "ـ": None,
+                       "ł": "l", "đ": "d", "ø": "o", "ħ": "h", "ŧ": "t", "ð": "d"})
+_ARABIC_MARKS = re.compile("[\u064b-\u065f\u0670]")
+_ACCENTED = re.compile("[\u00c0-\u052f\u1e00-\u1fff]")
 
 REGEX_PREFIX = "re:"
 
@@ -33,8 +37,21 @@ def normalize(text: str | None) -> str:
         return ""
     folded = unicodedata.normalize("NFKC", text)
     folded = _CAMEL.sub(" ", folded)
-    folded = _MARKS.sub("", _SEPARATORS.sub(" ", folded).casefold()).translate(_FOLD)
-    return " ".join(folded.split())
+    folded = _ARABIC_MARKS.sub("", _SEPARATORS.sub(" ", folded).casefold()).translate(_FOLD)
+    return " ".join(_without_accents(folded).split())
+
+
+def _without_accents(text: str) -> str:
+    """Latin, Greek and Cyrillic letters without their combining accents (other scripts,
+    Hangul and kana among them, keep every mark)."""
+    if not _ACCENTED.search(text):
+        return text
+    out: list[str] = []
+    for char in unicodedata.normalize("NFD", text):
+        if unicodedata.combining(char) and out and out[-1] < "\u0530":
+            continue
+        out.append(char)
+    return unicodedata.normalize("NFC", "".join(out))
 
 
 def is_wide(text: str) -> bool:

@@ -1,0 +1,104 @@
+"""The OCR step of the guard phase, with a stand-in reader (real Tesseract: integration)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from tests.support.fakes import FakeDriver, png
+from venusctl.actions import Surface
+from venusctl.agent import Agent
+from venusctl.drivers.base import Element, Screen, ScreenContext
+from venusctl.errors import ExitCode
+from venusctl.grid import ScreenSize
+from venusctl.model.base import Completion
+from venusctl.model.scripted import ScriptedModel
+from venusctl.observers import RecordObserver
+from venusctl.record import Recorder, RunInfo, load_run
+from venusctl.safety.confirm import NonInteractiveConfirmer
+from venusctl.safety.guard import FOCUS, Target
+from venusctl.safety.ocr import crop_box, groups_for, needs_reading, prepared, read_nameless
+from venusctl.safety.policy import load_policy
+from venusctl.safety.policy_guard import PolicyGuard
+
+pytestmark = pytest.mark.unit
+
+
+@dataclass
+class StandIn:
+    """Reads a fixed text and remembers what it was shown."""
+
+    text: str = "Pay €49"
+    boxes: list = field(default_factory=list)
+
+    def read(self, image, box, context) -> str:
+        self.boxes.append(box)
+        return self.text
+
+
+def test_only_targets_without_words_of_their_own_are_read():
+    assert needs_reading(None)
+    assert needs_reading(Element(tag="canvas"))
+    assert needs_reading(Element(role="button", resource_id="btn_confirm"))  # an id is not shown
+    assert needs_reading(Element(name="Chart", extra={"nameless": True}))
+    assert not needs_reading(Element(name="Pay now", role="button"))
+    assert not needs_reading(Element(tag="canvas", extra={"ocr": ""}))  # read already
+
+
+def test_the_crop_follows_the_point_onto_the_image_and_stays_inside_it():
+    assert crop_box((640, 400), (1280, 800), (1280, 800)) == (480, 352, 800, 448)
+    assert crop_box((640, 400), (1280, 800), (2560, 1600)) == (960, 704, 1600, 896)  # HiDPI
+    assert crop_box((5, 5), (1280, 800), (1280, 800)) == (0, 0, 320, 96)
+    assert crop_box((1279, 799), (1280, 800), (1280, 800)) == (960, 704, 1280, 800)
+
+
+def test_scripts_of_the_screen_choose_the_languages_besides_latin():
+    assert groups_for(ScreenContext(title="Checkout")) == ("latin",)
+    assert groups_for(ScreenContext(title="장바구니", app="shop")) == ("latin", "hangul")
+    assert groups_for(ScreenContext(title="Корзина — 商店")) == ("latin", "cyrillic", "cjk")
+
+
+@pytest.mark.parametrize(("fill", "ink"), [((0, 113, 227), (255, 255, 255)),
+                                           ((255, 204, 0), (0, 0, 0))])
+def test_a_control_is_cut_out_as_dark_ink_on_white_whatever_its_colours(fill, ink):
+    crop = Image.new("RGB", (320, 96), (250, 250, 250))
+    draw = ImageDraw.Draw(crop)
+    draw.text((10, 5), "neighbour", fill=(0, 0, 0))  # outside the control: left out
+    draw.rounded_rectangle((110, 28, 210, 68), radius=8, fill=fill)
+    draw.rectangle((140, 44, 180, 52), fill=ink)  # stands for the label's strokes
+    out = np.asarray(prepared(crop))
+    assert out.shape[1] < 320 * 3  # cut down to the control
+    assert (out == 0).sum() > 0 and (out == 255).mean() > 0.5  # dark ink on white
+    assert out[:14].min() == 255  # a white margin
+
+
+def test_read_nameless_reads_points_only_and_keeps_what_the_driver_said():
+    screen = Screen(png(1000, 500), "image/png", ScreenSize(1000, 500), ScreenContext())
+    canvas = Element(tag="canvas", extra={"nameless": True})
+    targets = (Target((500, 250), canvas), Target((10, 10), Element(name="Home")),
+               Target(FOCUS, None))
+    reader = StandIn()
+    found = read_nameless(reader, targets, screen)
+    assert found[0].element.extra == {"nameless": True, "ocr": "Pay €49"}
+    assert found[0].element.tag == "canvas"
+    assert found[1:] == targets[1:] and len(reader.boxes) == 1
+
+
+def test_the_loop_reads_a_nameless_target_records_it_and_times_the_phase(tmp_path: Path):
+    driver = FakeDriver(surface=Surface.BROWSER, element=Element(tag="canvas"),
+                        context_value=ScreenContext(url="https://games.example/", title="Store"))
+    model = ScriptedModel([Completion(text="<think>x</think><action>Click(point=(500, 500))"
+                                           "</action>")])
+    recorder = Recorder(tmp_path, "get gold")
+    info = RunInfo(recorder.run_id, "get gold", "browser", "fake", model.name, recorder.run_dir)
+    agent = Agent(driver, model, PolicyGuard(load_policy("default")), NonInteractiveConfirmer(),
+                  "sys", info, observers=[RecordObserver(recorder)], reader=StandIn())
+    assert agent.run().exit_code == ExitCode.NEEDS_USER and driver.performed == []
+    step = load_run(recorder.run_dir).steps()[0]
+    assert step["verdict"]["category"] == "payment"
+    assert step["element"]["extra"]["ocr"] == "Pay €49"
+    assert "ocr" in step["timings"]
