@@ -263,9 +263,11 @@ class Describer:
 
 def _active_of(session: Any, backend_id: int) -> str | None:
     """The active element inside a document or shadow root (None when focus is not in it)."""
-    holder = _object_of(session, backend_id)
-    if holder is None:
+    try:
+        holder = session.send("DOM.resolveNode", {"backendNodeId": backend_id})["object"]
+    except Exception:  # gone meanwhile
         return None
+    holder = holder.get("objectId")
     found = session.send("Runtime.callFunctionOn", {
         "objectId": holder, "functionDeclaration": "function () { return this.activeElement; }"})
     result = found.get("result", {})
