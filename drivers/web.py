@@ -41,6 +41,7 @@ from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 from venusctl.drivers.web_describe import SETTLE_JS, Describer
 from venusctl.drivers.web_fields import SecretFields, focused_handle, sensitive_boxes
 from venusctl.drivers.web_gate import Judge, RequestHold, refresh
+from venusctl.drivers.web_profile import ProfileGuard
 from venusctl.errors import ActionFailed, DeviceError, UsageError, VenusError
 from venusctl.grid import ScreenSize
 from venusctl.settle import wait_until_stable
@@ -144,6 +145,7 @@ class WebDriver:
         self._closed = False
         self._notice: str | None = None
         self._hold: RequestHold | None = None
+        self._profile: ProfileGuard | None = None
         self._secret_fields = SecretFields()
         if browser is not None:
             self.browser_context = browser.new_context(viewport=self._viewport_option())
@@ -185,9 +187,10 @@ class WebDriver:
             common["executable_path"] = executable
         if self.options.profile is not None:
             self.options.profile.mkdir(parents=True, exist_ok=True)
+            self._profile = ProfileGuard(self.options.profile)
             return self._pw.chromium.launch_persistent_context(
-                str(self.options.profile), viewport=viewport, **common
-            )
+                str(self.options.profile), viewport=viewport, args=self._profile.prepare(),
+                **common)
         self._browser = self._pw.chromium.launch(**common)
         return self._browser.new_context(viewport=viewport)
 
@@ -601,12 +604,13 @@ class WebDriver:
                     closer()
             except Exception as exc:  # already gone; nothing more to release
                 log.debug("closing the browser: %s", exc)
-        if self._pw_manager is None:
-            return
-        try:
-            self._pw_manager.__exit__(None, None, None)
-        except Exception as exc:
-            log.debug("stopping playwright: %s", exc)
+        if self._pw_manager is not None:
+            try:
+                self._pw_manager.__exit__(None, None, None)
+            except Exception as exc:
+                log.debug("stopping playwright: %s", exc)
+        if self._profile is not None:
+            self._profile.tidy()
 
 
 def _key_name(key: str) -> str:
