@@ -47,9 +47,12 @@ INTERACTIVE_ROLES = frozenset({
 PLAIN_ROLES = frozenset({"generic", "none", "statictext", "rootwebarea", "webarea", "section",
                          "main", "region", "group", "document", "paragraph", "div"})
 FRAME_TAGS = ("IFRAME", "FRAME")
+FRAME_CLASSES = ("HTMLIFrameElement", "HTMLFrameElement")
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 
-SETTLE_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+# after the pointer moved: one frame, then one task, so hover styles are in place and
+# handlers that reveal a control through a scheduled update (React and kin) have run
+SETTLE_JS = "() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))"
 
 # Run with `this` = the control; (lx, ly) is the point in its frame's viewport.
 FACTS_JS = r"""
@@ -138,8 +141,10 @@ class Hit:
 
     session: Any
     backend_id: int
-    local: tuple[float, float]  # the point in the node's frame viewport
-    offset: tuple[float, float]  # that frame viewport's origin in the page's viewport
+    local: tuple[float, float]  # the point in the session's viewport
+    offset: tuple[float, float]  # that viewport's origin in the page's viewport
+    frame_id: str | None = None  # the node's own frame, when the hit test said
+    object_id: str | None = None  # a script handle on the node, when it is an element
 
 
 class Describer:
@@ -150,6 +155,7 @@ class Describer:
         self._sessions: dict[int, Any] = {}  # id(page) -> its DevTools session
         self._frames: dict[int, tuple[Any, Any]] = {}  # id(frame) -> (frame, session or None)
         self._by_frame_id: dict[str, Any] = {}  # out-of-process frame id -> session
+        self._own_frame: dict[int, str] = {}  # id(session) -> the frame it is the root of
 
     # ------------------------------------------------------------- sessions
     def session(self, page: Any) -> Any:
@@ -179,6 +185,17 @@ class Describer:
                 self._frames[id(frame)] = (frame, session)
         return self._by_frame_id.get(frame_id)
 
+    def _root_frame(self, session: Any) -> str | None:
+        """The frame a session's viewport belongs to (its target is that frame)."""
+        key = id(session)
+        if key not in self._own_frame:
+            try:
+                self._own_frame[key] = session.send("Target.getTargetInfo")["targetInfo"][
+                    "targetId"]
+            except Exception:  # an older browser: always measure the frame's place
+                self._own_frame[key] = ""
+        return self._own_frame[key] or None
+
     # ------------------------------------------------------------- hit test
     def hit(self, page: Any, x: float, y: float) -> Hit | None:
         """The node a click at (x, y) lands on, through shadow roots and iframes."""
@@ -188,13 +205,17 @@ class Describer:
             found = session.send("DOM.getNodeForLocation", {
                 "x": round(lx), "y": round(ly), "includeUserAgentShadowDOM": False,
                 "ignorePointerEventsNone": False})
-            node = session.send("DOM.describeNode", {"backendNodeId": found["backendNodeId"]})
-            node = node["node"]
-            child = node.get("frameId") if node.get("nodeName") in FRAME_TAGS else None
-            inner = self.frame_session(page, child) if child else None
+            backend = found["backendNodeId"]
+            handle = session.send("DOM.resolveNode", {"backendNodeId": backend})["object"]
+            inner = None
+            if handle.get("className") in FRAME_CLASSES:
+                node = session.send("DOM.describeNode", {"backendNodeId": backend})["node"]
+                inner = self.frame_session(page, node.get("frameId") or "")
             if inner is None:
-                return Hit(session, found["backendNodeId"], (lx, ly), offset)
-            box = session.send("DOM.getBoxModel", {"backendNodeId": found["backendNodeId"]})
+                element = handle.get("objectId") if str(handle.get("className", "")).endswith(
+                    "Element") else None
+                return Hit(session, backend, (lx, ly), offset, found.get("frameId"), element)
+            box = session.send("DOM.getBoxModel", {"backendNodeId": backend})
             content = box["model"]["content"]
             offset = (offset[0] + content[0], offset[1] + content[1])
             session = inner
@@ -243,10 +264,13 @@ class Describer:
     def element(self, hit: Hit) -> Element | None:
         """The control at a hit (or the hit itself), with its name and facts."""
         role, name, backend_id = _control(hit.session, hit.backend_id)
-        object_id = _object_of(hit.session, backend_id)
+        object_id = hit.object_id if backend_id == hit.backend_id and hit.object_id else \
+            _object_of(hit.session, backend_id)
         if object_id is None:
             return None
-        shift = _frame_shift(hit.session, backend_id, object_id)
+        shift = (0.0, 0.0)
+        if hit.frame_id is None or hit.frame_id != self._root_frame(hit.session):
+            shift = _frame_shift(hit.session, backend_id, object_id)
         local = (hit.local[0] - shift[0], hit.local[1] - shift[1])
         facts = hit.session.send("Runtime.callFunctionOn", {
             "objectId": object_id, "functionDeclaration": FACTS_JS, "returnByValue": True,
