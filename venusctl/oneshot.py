@@ -30,7 +30,8 @@ def perform_one(
         action = parse_action(text.strip(), surface)
     except ParseError as exc:
         raise UsageError(str(exc)) from None
-    driver = protected(open_driver(options))  # types {{secret:NAME}}, blurs password fields
+    # types {{secret:NAME}}, blurs password fields, judges the browser's requests
+    driver = protected(open_driver(options), confirm=confirm)
     try:
         screen = driver.screenshot()
         placed = to_pixels(action, screen.size, driver.surface)

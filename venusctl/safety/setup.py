@@ -26,7 +26,7 @@ from venusctl.agent import RunObserver
 from venusctl.drivers.base import Driver
 from venusctl.errors import UsageError
 from venusctl.messages import NO_PASSWORD, NO_SECRETS
-from venusctl.safety.confirm import Confirmer
+from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, changes_state
 from venusctl.safety.policy import Policy, load_policy
 from venusctl.safety.policy_guard import PolicyGuard
@@ -273,9 +273,20 @@ class RunSafety:
         }
 
 
-def protected(driver: Driver, store: SecretStore | None = None) -> Driver:
-    """A driver outside a run (`venusctl act`) with secrets typed and scrubbed all the same."""
-    return SecretDriver(driver, store or SecretStore(), Redactor())
+def protected(driver: Driver, store: SecretStore | None = None, confirm: str = "policy",
+              confirmer: Confirmer | None = None) -> Driver:
+    """A driver outside a run (`venusctl act`) with secrets typed and scrubbed all the same,
+    and (a browser) its requests judged by the policy like in a run."""
+    redactor = Redactor()
+    policy = resolve_policy(SafetyOptions())
+    wrapped = SecretDriver(driver, store or SecretStore(), redactor, policy.secrets)
+    hold = getattr(driver, "hold_requests", None)
+    if callable(hold):
+        gate = RequestGate(RequestRules(policy, redactor), confirmer or default_confirmer(),
+                           set(policy.allow_categories), confirm)
+        gate.step_started(1)
+        hold(gate.judge)
+    return wrapped
 
 
 def prepare(options: SafetyOptions, confirm: str, assume_yes: bool, surface: Surface,

@@ -105,3 +105,12 @@ def test_a_person_declines_or_allows_the_request(site, tmp_path):
     code, _model, _shown = run_answering(site, tmp_path / "yes", "y")
     assert code == 0
     assert [h.path for h in site.hits if h.sink] == ["/sink/messages"]
+
+
+def test_act_judges_the_requests_of_its_one_action(site):
+    done = venusctl("act", f"Click(point={CONTINUE})", "--driver", "web", "--url",
+                    site.allowed + "/p/requests.html?t=fetch-delete", "--browser-path",
+                    chromium())
+    assert done.returncode == 3, done.stderr
+    assert "needs confirmation (delete)" in done.stderr
+    assert [h for h in site.hits if h.sink] == []
