@@ -1,9 +1,14 @@
 """The browser surface: Chromium driven through Playwright.
 
 Coordinates are CSS pixels of the viewport; screenshots are taken at the viewport
-size so the grid maps straight onto them. The driver follows tabs the page opens,
-tells the model the options of a native `<select>` it just clicked, and reports
-what is under a point from the DOM (for the guard and the record).
+size so the grid maps straight onto them. The driver follows tabs the page opens and
+tells the model the options of a native `<select>` it just clicked. The parts the
+safety of a run leans on live in their own modules:
+
+  web_describe  what a click at a point, or a key, would really act on
+  web_gate      every request held until the run's judge has decided
+  web_fields    password, card and secret fields to blur or paint over
+  web_profile   a persistent profile that keeps logins but nothing typed
 """
 
 from __future__ import annotations

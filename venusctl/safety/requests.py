@@ -90,6 +90,9 @@ REQUEST_WORDS: dict[str, tuple[str, ...]] = {
         "install", "installs", "installation", "add extension", "extensions install",
     ),
 }
+# the policy's keyword lists that add to each category's words (the policy's own
+# words, in every language it has, count in a request's path and fields too)
+POLICY_LISTS = {"payment": ("payment", "card_form_field"), "credentials": ("credential",)}
 PATH_ONLY = frozenset({"send"})
 # Query or JSON keys whose *values* name the operation (`?action=delete`).
 OPERATION_KEYS = frozenset({"action", "op", "operation", "cmd", "command", "do", "task",
@@ -208,7 +211,9 @@ class RequestRules:
     def __post_init__(self) -> None:
         keywords = self.policy.keywords
         self._words = {
-            category: KeywordSet.compile([*words, *keywords.get(category, [])])
+            category: KeywordSet.compile([
+                *words, *(w for name in POLICY_LISTS.get(category, (category,))
+                          for w in keywords.get(name, []))])
             for category, words in REQUEST_WORDS.items()
         }
 
