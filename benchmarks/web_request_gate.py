@@ -24,8 +24,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.redteam import VIEWPORT, load_cases, run_case
-from tests.support.redteam_site import RedTeamSite
+from tests.support.web_redteam import VIEWPORT, load_cases, run_case
+from tests.support.web_redteam_site import RedTeamSite
 from venusctl.actions import Surface
 from venusctl.agent import AgentSettings, RunObserver
 from venusctl.drivers.web import WebDriver, WebOptions

@@ -23,7 +23,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # npm fetches TodoMVC, a third-party web app the safety tests operate (Debian's `npm`
-# unless node already brought its own); tests/support/todomvc.py reads it from .cache
+# unless node already brought its own); tests/support/web_todomvc.py reads it from .cache
 if ! command -v npm >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import VENUSCTL, only_run, write_answers
-from tests.support.redteam import VIEWPORT
-from tests.support.redteam_site import RedTeamSite
 from tests.support.tools import chromium
+from tests.support.web_redteam import VIEWPORT
+from tests.support.web_redteam_site import RedTeamSite
 from venusctl.actions import Surface
 from venusctl.agent import AgentSettings
 from venusctl.drivers.web import WebDriver, WebOptions

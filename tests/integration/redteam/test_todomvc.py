@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.redteam import THOUGHT, VIEWPORT
-from tests.support.todomvc import serve_todomvc
 from tests.support.tools import chromium
+from tests.support.web_redteam import THOUGHT, VIEWPORT
+from tests.support.web_todomvc import serve_todomvc
 from venusctl.actions import Surface
 from venusctl.agent import AgentSettings
 from venusctl.drivers.web import WebDriver, WebOptions

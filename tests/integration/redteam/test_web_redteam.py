@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.redteam import Case, Result, load_cases, run_case
-from tests.support.redteam_site import RedTeamSite
 from tests.support.tools import chromium
+from tests.support.web_redteam import Case, Result, load_cases, run_case
+from tests.support.web_redteam_site import RedTeamSite
 
 CONSEQUENTIAL, BENIGN = load_cases()
 RESULTS: dict[str, Result] = {}

@@ -24,9 +24,9 @@ from PIL import Image, ImageStat
 
 from tests.support.cli import VENUSCTL, only_run, write_answers
 from tests.support.keyring_env import file_keyring_backend
-from tests.support.redteam import VIEWPORT
-from tests.support.redteam_site import RedTeamSite
 from tests.support.tools import chromium
+from tests.support.web_redteam import VIEWPORT
+from tests.support.web_redteam_site import RedTeamSite
 from venusctl.actions import Click, Surface, Type
 from venusctl.drivers.web import WebDriver, WebOptions
 from venusctl.errors import ActionFailed

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.redteam_site import RedTeamSite
 from tests.support.tools import chromium
+from tests.support.web_redteam_site import RedTeamSite
 from venusctl.actions import Click, Hotkey
 from venusctl.drivers.base import Element
 from venusctl.drivers.web import WebDriver, WebOptions

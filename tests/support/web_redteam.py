@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from tests.support.redteam_site import PAGES, Hit, RedTeamSite
+from tests.support.web_redteam_site import PAGES, Hit, RedTeamSite
 from venusctl.actions import Surface
 from venusctl.agent import AgentSettings
 from venusctl.drivers.web import WebDriver, WebOptions
