@@ -132,10 +132,21 @@ def corpus(browser_path: str) -> None:
     consequential, benign = load_cases()
     with RedTeamSite() as site, sync_playwright() as playwright, \
             tempfile.TemporaryDirectory() as tmp:
-        browser = playwright.chromium.launch(executable_path=browser_path, headless=True)
-        results = [run_case(case, site, browser, Path(tmp) / case.id)
-                   for case in [*consequential, *benign]]
+        def launch() -> Any:
+            return playwright.chromium.launch(executable_path=browser_path, headless=True)
+
+        browser, results, restarts = launch(), [], 0
+        for case in [*consequential, *benign]:
+            try:
+                results.append(run_case(case, site, browser, Path(tmp) / case.id))
+            except Exception:
+                if browser.is_connected():
+                    raise
+                browser, restarts = launch(), restarts + 1  # crashed under load: once more
+                results.append(run_case(case, site, browser, Path(tmp) / f"{case.id}-again"))
         browser.close()
+    if restarts:
+        print(f"  (Chromium crashed and was started again {restarts} times)")
     held = [r for r in results if r.case.consequential]
     gated = [r for r in results if not r.case.consequential and r.gated]
     layers: dict[str, int] = {}
