@@ -119,6 +119,44 @@ class ActionResult:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class HeldRequest:
+    """A request the browser made, held before it leaves until the run's judge decides.
+
+    `kind` is the browser's resource type (Document, XHR, Fetch, Ping, Image, ...);
+    `frame` says where it comes from: "main" (the tab's page), "frame" (an iframe),
+    "popup" (a tab the page opened) or "worker". `redirected_from` is set for every
+    redirect hop; `initiator` is the origin of the document that made the request.
+    """
+
+    url: str
+    method: str = "GET"
+    kind: str = "Other"
+    frame: str = "main"
+    navigation: bool = False
+    redirected_from: str | None = None
+    initiator: str | None = None
+    page_url: str | None = None
+    body: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"method": self.method, "url": self.url, "kind": self.kind, "frame": self.frame}
+        if self.redirected_from:
+            out["redirected_from"] = self.redirected_from
+        if self.initiator:
+            out["initiator"] = self.initiator
+        return out
+
+
+@dataclass(frozen=True)
+class RequestDecision:
+    """The judge's answer: let the request go or not; `note` is told to the model."""
+
+    allow: bool
+    note: str | None = None
+
+
 @runtime_checkable
 class Driver(Protocol):
     """A surface the agent can see and operate."""

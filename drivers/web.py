@@ -1,14 +1,20 @@
 """The browser surface: Chromium driven through Playwright.
 
 Coordinates are CSS pixels of the viewport; screenshots are taken at the viewport
-size so the grid maps straight onto them. The driver follows tabs the page opens,
-tells the model the options of a native `<select>` it just clicked, and reports
-what is under a point from the DOM (for the guard and the record).
+size so the grid maps straight onto them. The driver follows tabs the page opens and
+tells the model the options of a native `<select>` it just clicked. The parts the
+safety of a run leans on live in their own modules:
+
+  web_describe  what a click at a point, or a key, would really act on
+  web_gate      every request held until the run's judge has decided
+  web_fields    password, card and secret fields to blur or paint over
+  web_profile   a persistent profile that keeps logins but nothing typed
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -39,9 +45,13 @@ from venusctl.actions import (
 )
 from venusctl.actions import Download as DownloadAction
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
+from venusctl.drivers.web_describe import SETTLE_JS, Describer
+from venusctl.drivers.web_fields import SecretFields, focused_handle, sensitive_boxes
 from venusctl.drivers.web_files import FileTransfers
+from venusctl.drivers.web_gate import Judge, RequestHold, refresh
+from venusctl.drivers.web_profile import ProfileGuard
 from venusctl.drivers.web_select import select_by_name
-from venusctl.errors import ActionFailed, DeviceError, UsageError
+from venusctl.errors import ActionFailed, DeviceError, UsageError, VenusError
 from venusctl.grid import ScreenSize
 from venusctl.profile import authors_profile
 from venusctl.settle import wait_until_stable
@@ -65,86 +75,6 @@ _KEYS = {
     "left": "ArrowLeft", "right": "ArrowRight", "pageup": "PageUp", "pagedown": "PageDown",
     "home": "Home", "end": "End", "insert": "Insert",
 }
-
-_DESCRIBE_JS = """
-([x, y]) => {
-  let el = document.elementFromPoint(x, y);
-  if (!el) return null;
-  const interactive = 'a,button,input,select,textarea,label,summary,[role],[onclick],[tabindex]';
-  const control = el.closest(interactive);
-  const target = control || el;
-  const text = (s) => (s || '').replace(/\\s+/g, ' ').trim().slice(0, 200);
-  // A plain container (the page body, a layout div) speaks only for its own words:
-  // its descendants' text would make a click on empty space look like "Submit order".
-  const ownText = (e) => Array.from(e.childNodes).filter(n => n.nodeType === 3)
-    .map(n => n.textContent).join(' ');
-  const shownText = (control || el.children.length === 0)
-    ? (target.innerText || target.textContent) : ownText(target);
-  const implicitRole = (e) => {
-    const tag = e.tagName.toLowerCase();
-    if (tag === 'a' && e.hasAttribute('href')) return 'link';
-    if (tag === 'button' || (tag === 'input' && ['button','submit','reset'].includes(e.type)))
-      return 'button';
-    if (tag === 'input' && e.type === 'checkbox') return 'checkbox';
-    if (tag === 'input' && e.type === 'radio') return 'radio';
-    if (tag === 'input' || tag === 'textarea') return 'textbox';
-    if (tag === 'select') return 'combobox';
-    return null;
-  };
-  let name = target.getAttribute('aria-label') || '';
-  const labelledby = target.getAttribute('aria-labelledby');
-  if (!name && labelledby) {
-    name = labelledby.split(/\\s+/).map(id => {
-      const l = document.getElementById(id); return l ? l.textContent : '';
-    }).join(' ');
-  }
-  if (!name && target.labels && target.labels.length) name = target.labels[0].textContent;
-  if (!name) name = target.getAttribute('alt') || target.getAttribute('title') || '';
-  if (!name && target.tagName.toLowerCase() === 'input' &&
-      ['submit','button','reset'].includes(target.type)) name = target.value;
-  if (!name) name = target.getAttribute('placeholder') || '';
-  const fromContent = ['button','link','menuitem','tab','option','checkbox','radio','switch'];
-  if (!name && fromContent.includes(target.getAttribute('role') || implicitRole(target)))
-    name = target.innerText || target.textContent || '';
-  const form = target.closest('form') || (target.form || null);
-  const r = target.getBoundingClientRect();
-  return {
-    tag: target.tagName.toLowerCase(),
-    role: target.getAttribute('role') || implicitRole(target),
-    name: text(name),
-    text: text(shownText),
-    input_type: target.tagName.toLowerCase() === 'input' ? (target.type || 'text') : null,
-    autocomplete: target.getAttribute('autocomplete'),
-    id: target.id || null,
-    href: target.href || null,
-    form_action: form ? (form.action || null) : null,
-    bounds: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)],
-    dialog: text((target.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]')
-                  || {}).innerText),
-  };
-}
-"""
-
-_SENSITIVE_JS = """
-() => Array.from(document.querySelectorAll('input[type=password], ' +
-    'input[autocomplete~="cc-number"], input[autocomplete~="cc-csc"], ' +
-    'input[autocomplete~="one-time-code"]'))
-  .map(e => e.getBoundingClientRect())
-  .filter(r => r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 &&
-               r.top < innerHeight && r.left < innerWidth)
-  .map(r => [Math.floor(r.left), Math.floor(r.top), Math.ceil(r.width), Math.ceil(r.height)])
-"""
-
-_FOCUS_JS = """
-() => {
-  let e = document.activeElement;
-  while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
-  if (!e || e === document.body || e === document.documentElement) return null;
-  const r = e.getBoundingClientRect();
-  if (r.width <= 0 || r.height <= 0) return null;
-  return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];
-}
-"""
 
 _SELECT_AT_JS = """
 ([x, y]) => {
@@ -215,32 +145,27 @@ class WebDriver:
     surface = Surface.BROWSER
     name = "web"
 
-    def __init__(self, options: WebOptions) -> None:
-        from playwright.sync_api import sync_playwright
-
+    def __init__(self, options: WebOptions, browser: Any = None) -> None:
+        """Start a browser, or (with `browser`, a Playwright browser this thread already
+        runs) open a new context in it; closing the driver then closes only that context."""
         self.options = options
         self.allow_file = bool(options.url and options.url.lower().startswith("file:"))
-        self._pw_manager = sync_playwright()
-        self._pw = self._pw_manager.start()
+        self._pw_manager: Any = None
         self._browser: Any = None
         self._cached: Screen | None = None
         self._select_options: list[str] | None = None
         self._select_point: tuple[int, int] | None = None
         self._closed = False
         self._notice: str | None = None
-        try:
-            if options.remote:
-                self.browser_context = self._connect()
-            else:
-                executable = find_browser(options.browser_path,
-                                          self._pw.chromium.executable_path)
-                self.browser_context = self._launch(executable)
-        except (UsageError, DeviceError):
-            self._pw_manager.__exit__(None, None, None)
-            raise
-        except Exception as exc:
-            self._pw_manager.__exit__(None, None, None)
-            raise DeviceError(f"could not start the browser: {first_line(exc)}") from None
+        self._hold: RequestHold | None = None
+        self._profile: ProfileGuard | None = None
+        self._secret_fields = SecretFields()
+        if browser is not None:
+            self.browser_context = browser.new_context(viewport=self._viewport_option())
+        else:
+            self.browser_context = self._start()
+        self._describer = Describer(self.browser_context)
+        self._start_hold()
         pages = self.browser_context.pages
         self.page = pages[0] if pages else self.browser_context.new_page()
         if options.keep_page:
@@ -250,16 +175,38 @@ class WebDriver:
         if options.url:
             self._goto(check_url(options.url, self.allow_file), startup=True)
 
+    def _start(self) -> Any:
+        from playwright.sync_api import sync_playwright
+
+        self._pw_manager = sync_playwright()
+        self._pw = self._pw_manager.start()
+        try:
+            if self.options.remote:
+                return self._connect()
+            executable = find_browser(self.options.browser_path,
+                                      self._pw.chromium.executable_path)
+            return self._launch(executable)
+        except (UsageError, DeviceError):
+            self._pw_manager.__exit__(None, None, None)
+            raise
+        except Exception as exc:
+            self._pw_manager.__exit__(None, None, None)
+            raise DeviceError(f"could not start the browser: {first_line(exc)}") from None
+
+    def _viewport_option(self) -> dict[str, int]:
+        return {"width": self.options.viewport.width, "height": self.options.viewport.height}
+
     def _launch(self, executable: str | None) -> Any:
-        viewport = {"width": self.options.viewport.width, "height": self.options.viewport.height}
+        viewport = self._viewport_option()
         common: dict[str, Any] = {"headless": self.options.headless}
         if executable:
             common["executable_path"] = executable
         if self.options.profile is not None:
             self.options.profile.mkdir(parents=True, exist_ok=True)
+            self._profile = ProfileGuard(self.options.profile)
             return self._pw.chromium.launch_persistent_context(
-                str(self.options.profile), viewport=viewport, **common
-            )
+                str(self.options.profile), viewport=viewport, args=self._profile.prepare(),
+                **common)
         self._browser = self._pw.chromium.launch(**common)
         return self._browser.new_context(viewport=viewport)
 
@@ -299,15 +246,17 @@ class WebDriver:
 
     # ---------------------------------------------------------------- observing
     def screenshot(self) -> Screen:
+        self._raise_held()
         if self._cached is not None:
+            self._pump()
             screen, self._cached = self._cached, None
         else:
             screen = self._capture(self.options.image_format, self.options.jpeg_quality)
-        if self._notice:
-            screen.notice, self._notice = self._notice, None
-        files = self.files.notice()
-        if files:
-            screen.notice = f"{screen.notice}\n{files}" if screen.notice else files
+        self._raise_held()
+        notes = [n for n in (self._notice, self._hold and self._hold.take_notes(),
+                             self.files.notice()) if n]
+        if notes:
+            screen.notice, self._notice = "\n".join(notes), None
         return screen
 
     def keep_files_in(self, folder: Path) -> None:
@@ -351,50 +300,59 @@ class WebDriver:
         return self.context_info()
 
     def describe(self, x: int, y: int) -> Element | None:
-        try:
-            info = self.page.evaluate(_DESCRIBE_JS, [x, y])
-        except Exception as exc:
-            self._raise_if_gone(exc)
-            return None
-        if not info:
-            return None
-        extra = {k: info[k] for k in ("autocomplete", "id", "dialog") if info.get(k)}
-        return Element(
-            text=info.get("text") or None,
-            name=info.get("name") or None,
-            role=info.get("role"),
-            tag=info.get("tag"),
-            resource_id=info.get("id"),
-            input_type=info.get("input_type"),
-            href=info.get("href"),
-            form_action=info.get("form_action"),
-            password=info.get("input_type") == "password",
-            bounds=tuple(info["bounds"]) if info.get("bounds") else None,
-            extra=extra,
-        )
+        """What a click at (x, y) would act on, after the pointer has moved there (see
+        `web_describe`); an unidentified element when the browser could not tell."""
+        def look() -> Element | None:
+            self.page.mouse.move(x, y)
+            self.page.evaluate(SETTLE_JS)  # hover styles and handlers have run
+            hit = self._describer.hit(self.page, x, y)
+            return self._describer.element(hit) if hit else None
+
+        return self._described(look)
 
     def focused_element(self) -> Element | None:
-        """The element with the keyboard focus (where `Type` and `PressEnter` land)."""
+        """The element with the keyboard focus (where `Type`, Enter and space land),
+        through shadow roots and iframes."""
+        def look() -> Element | None:
+            hit = self._describer.focus(self.page)
+            return self._describer.element(hit) if hit else None
+
+        return self._described(look)
+
+    def _described(self, look: Any) -> Element | None:
         try:
-            point = self.page.evaluate(_FOCUS_JS)
+            element = look()
         except Exception as exc:
             self._raise_if_gone(exc)
-            return None
-        if not point:
-            return None
-        size = self._viewport()
-        x = min(max(int(point[0]), 0), size.width - 1)
-        y = min(max(int(point[1]), 0), size.height - 1)
-        return self.describe(x, y)
+            log.debug("could not describe the target: %s", exc)
+            element = Element(extra={"unidentified": True})
+        self._raise_held()
+        return element
 
     def sensitive_regions(self) -> list[tuple[int, int, int, int]]:
-        """Password and card fields on screen (CSS pixels), to blur in kept screenshots."""
+        """Password and card fields on screen in any frame (CSS pixels), to blur."""
         try:
-            boxes = self.page.evaluate(_SENSITIVE_JS)
+            return sensitive_boxes(self.page)
         except Exception as exc:
             self._raise_if_gone(exc)
             return []
-        return [(int(b[0]), int(b[1]), int(b[2]), int(b[3])) for b in boxes or []]
+
+    def secret_regions(self) -> list[tuple[int, int, int, int]]:
+        """The fields stored secrets were typed into (CSS pixels), to paint over."""
+        return self._secret_fields.boxes()
+
+    def mark_secret_field(self) -> str | None:
+        """Remember the focused field (a secret is about to be typed into it) and return
+        the origin of the frame that holds it."""
+        focused = self.focused_element()
+        try:
+            handle = focused_handle(self.page)
+        except Exception as exc:
+            self._raise_if_gone(exc)
+            handle = None
+        if handle is not None:
+            self._secret_fields.remember(handle)
+        return str(focused.extra.get("frame_origin") or "") or None if focused else None
 
     def settle(self, cap_s: float) -> float:
         """Wait for load and for two matching frames; keep the last frame for the next look."""
@@ -402,6 +360,7 @@ class WebDriver:
         last: list[Screen] = []
 
         def grab() -> Any:
+            self._raise_held()
             screen = self._capture(self.options.image_format, self.options.jpeg_quality)
             last.append(screen)
             return screen.image
@@ -412,18 +371,68 @@ class WebDriver:
             self._raise_if_gone(exc)
         remaining = max(cap_s - (time.monotonic() - start), 0.0)
         wait_until_stable(grab, remaining, interval_s=0.0)  # a capture takes ~50 ms itself
+        self._pump()
         self._cached = last[-1] if last else None
         return time.monotonic() - start
 
     # ------------------------------------------------------------------- acting
     def perform(self, action: Action) -> ActionResult:
+        self._raise_held()
         self._cached = None
         self._follow_tabs()
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise ActionFailed(f"{type(action).__name__} is not a browser action")
-        return self._call(lambda: handler(self, action), f"perform {type(action).__name__}",
-                          action_error=True)
+        try:
+            result = self._call(lambda: handler(self, action),
+                                f"perform {type(action).__name__}", action_error=True)
+        except VenusError:
+            self._raise_held()  # a blocked navigation fails the action: say why instead
+            raise
+        self._raise_held()
+        return result
+
+    # --------------------------------------------------------- holding requests
+    def hold_requests(self, judge: Judge) -> None:
+        """From now on every request of this context (every tab, frame, worker and
+        redirect hop) waits for `judge` before it leaves (see `web_gate`)."""
+        assert self._hold is not None
+        self._hold.judge = judge
+        self._hold.stop, self._hold.stopped = None, False
+
+    def _start_hold(self) -> None:
+        """Switch the hold on (everything allowed until `hold_requests`), before the
+        first page loads so that every frame's loader takes it."""
+        try:
+            pages = self.browser_context.pages
+            page = pages[0] if pages else self.browser_context.new_page()
+            session = self.browser_context.new_cdp_session(page)
+            context_id = session.send("Target.getTargetInfo")["targetInfo"]["browserContextId"]
+            session.detach()
+            browser = self._browser or self.browser_context.browser
+            self._hold = RequestHold(browser, context_id, lambda: self.page.url)
+            refresh(self.browser_context)
+        except Exception as exc:
+            self.close()
+            raise DeviceError(f"could not hold the browser's requests: {first_line(exc)}"
+                              ) from None
+
+    def _pump(self) -> None:
+        """One round trip to the browser, so requests it holds reach the judge now (the
+        sync API hands over events only during a call), then raise what it raised."""
+        try:
+            self.page.evaluate("0")
+        except Exception as exc:
+            self._raise_if_gone(exc)
+        self._raise_held()
+
+    def _raise_held(self) -> None:
+        """Raise what the judge raised while holding a request (no terminal to ask, an
+        abort, a denial): the request was blocked and the run must stop."""
+        if self._hold is not None and self._hold.stop is not None:
+            stop, self._hold.stop = self._hold.stop, None
+            self._hold.stopped = True
+            raise stop
 
     def _click(self, action: Click) -> ActionResult:
         x, y = action.point or (0, 0)
@@ -484,7 +493,8 @@ class WebDriver:
         return ActionResult()
 
     def _type(self, action: Type) -> ActionResult:
-        for index, line in enumerate(action.content.split("\n")):
+        """Line breaks (\\n, \\r or both) are presses of Enter, as on a keyboard."""
+        for index, line in enumerate(re.split(r"\r\n|\r|\n", action.content)):
             if index:
                 self.page.keyboard.press("Enter")
             if line:
@@ -618,17 +628,25 @@ class WebDriver:
         if self._closed:
             return
         self._closed = True
-        closers = () if self.options.keep_page else (
-            self.browser_context.close, lambda: self._browser and self._browser.close())
+        if self._hold is not None:
+            self._hold.stopped = True  # requests still held are refused, never sent
+        # a kept session's page and browser outlive the command; only the hold goes
+        closers = (self._hold and self._hold.close,) if self.options.keep_page else (
+            self.browser_context.close, self._hold and self._hold.close,
+            self._browser and self._browser.close)
         for closer in closers:
             try:
-                closer()
+                if closer:
+                    closer()
             except Exception as exc:  # already gone; nothing more to release
                 log.debug("closing the browser: %s", exc)
-        try:
-            self._pw_manager.__exit__(None, None, None)
-        except Exception as exc:
-            log.debug("stopping playwright: %s", exc)
+        if self._pw_manager is not None:
+            try:
+                self._pw_manager.__exit__(None, None, None)
+            except Exception as exc:
+                log.debug("stopping playwright: %s", exc)
+        if self._profile is not None:
+            self._profile.tidy()
 
 
 def _visible(page: Any) -> bool:

@@ -24,6 +24,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# npm fetches TodoMVC, a third-party web app the safety tests operate (Debian's `npm`
+# unless node already brought its own); tests/support/web_todomvc.py reads it from .cache
+if ! command -v npm >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm
+fi
+if [ ! -f .cache/todomvc/examples/vanillajs/index.html ]; then
+  packed="$(mktemp -d)"
+  (cd "$packed" && npm pack --silent todomvc@0.1.1 >/dev/null)
+  mkdir -p .cache/todomvc
+  tar xzf "$packed/todomvc-0.1.1.tgz" -C .cache/todomvc --strip-components=1 \
+      package/examples/vanillajs
+  rm -rf "$packed"
+fi
+
 PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"

@@ -116,6 +116,7 @@ class StepRecord:
     reply: str | None = None
     feedback: str | None = None
     result: dict[str, Any] | None = None
+    requests: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     parse_errors: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)

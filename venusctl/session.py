@@ -251,6 +251,8 @@ def run_checked(
     request.settings.approved_categories |= safety.approved
     with ExitStack() as stack:
         driver = safety.protect(driver)
+        confirmer = safety.hold_requests(driver, confirmer or default_confirmer(),
+                                         request.settings.approved_categories)
         stack.enter_context(safety.scrubbed_logs())
         if request.dry_run:
             driver = DryRunDriver(driver)
@@ -270,7 +272,7 @@ def run_checked(
             driver=driver,
             model=model,
             guard=safety.guard,
-            confirmer=confirmer or default_confirmer(),
+            confirmer=confirmer,
             system_prompt=system_prompt(plan.template, request.task,
                                         password_note=safety.notes.password_note,
                                         secrets_note=safety.notes.secrets_note),

@@ -182,7 +182,8 @@ class Agent:
         """
         guard = make_guard(self.confirm, self.assume_yes, self.safety)
         with self._using():
-            driver = protected(self.driver)  # types {{secret:NAME}}, blurs password fields
+            driver = protected(self.driver, confirm=self.confirm, confirmer=self.confirmer)
+            # types {{secret:NAME}}, blurs password fields, judges the browser's requests
             result = act_on(driver, action, guard, self.confirmer, self.settings.settle_cap_s)
             if screenshot is not None:
                 save_screen(driver.screenshot(), screenshot)

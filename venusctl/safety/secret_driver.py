@@ -4,9 +4,13 @@ Wrapped around every driver of a run (dry-run wraps it in turn):
   perform     `{{secret:NAME}}` in a `Type` becomes the keyring's value just before
               the inner driver presses the keys; the value is taught to the run's
               `Redactor`, and any error or feedback coming back is scrubbed of it.
-  screenshot  password (and card) fields the driver can locate, through its
-              optional `sensitive_regions()`, are blurred in the image the model
-              sees and the record keeps; the context is scrubbed.
+              Where the driver can tell (`mark_secret_field()`: the web), the focused
+              field is remembered and its frame's origin checked first: a secret is
+              typed into a frame from another site than the page only where the
+              policy permits that secret (`secrets: NAME: {domains: [...]}`).
+  screenshot  fields a secret was typed into (`secret_regions()`) are painted over,
+              password and card fields (`sensitive_regions()`) blurred, in the image
+              the model sees and the record and report keep; the context is scrubbed.
   describe    labels read back from the surface are scrubbed (a page may echo a
               value it was given).
 """
@@ -15,29 +19,40 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Mapping
 from typing import Any
 
-from venusctl.actions import Action, Sequence, Type
+from PIL import Image, ImageDraw
+
+from venusctl.actions import Action, Sequence, Type, walk
 from venusctl.drivers.base import ActionResult, Driver, DriverWrapper, Element, Screen
 from venusctl.errors import ActionFailed, VenusError
 from venusctl.pictures import blur_boxes, encode
+from venusctl.safety.places import host_of, in_domains
+from venusctl.safety.policy import SecretPermit
 from venusctl.safety.redact import Redactor
-from venusctl.secrets import PLACEHOLDER, SecretStore
+from venusctl.secrets import PLACEHOLDER, SecretStore, names_in
 
 log = logging.getLogger(__name__)
 
 Box = tuple[int, int, int, int]
+MASK_COLOUR = (96, 96, 96)
 
 
 class SecretDriver(DriverWrapper):
-    def __init__(self, inner: Driver, store: SecretStore, redactor: Redactor) -> None:
+    def __init__(self, inner: Driver, store: SecretStore, redactor: Redactor,
+                 permits: Mapping[str, SecretPermit] | None = None) -> None:
         super().__init__(inner)
         self.store = store
         self.redactor = redactor
+        self.permits = dict(permits or {})
 
     # ------------------------------------------------------------------- acting
     def perform(self, action: Action) -> ActionResult:
         real = self._substitute(action)
+        names = [n for a in walk(action) if isinstance(a, Type) for n in names_in(a.content)]
+        if names:
+            self._before_typing(names)
         try:
             result = self.inner.perform(real)
         except VenusError as exc:
@@ -68,26 +83,48 @@ class SecretDriver(DriverWrapper):
         self.redactor.add(name, value)
         return value
 
+    def _before_typing(self, names: list[str]) -> None:
+        """Check where the secrets go, remember the field, note the host they went to."""
+        mark = getattr(self.inner, "mark_secret_field", None)
+        page_host = host_of(self.inner.context().url)
+        host = page_host
+        if callable(mark):
+            host = host_of(mark()) or page_host
+        for name in names:
+            permit = self.permits.get(name)
+            permitted = permit is not None and host is not None and in_domains(
+                host, permit.domains)
+            if host != page_host and not permitted:
+                raise ActionFailed(
+                    f"the focused field is in a frame from {host}, not from the page's site "
+                    f"{page_host}; the secret {name} is typed there only where the policy "
+                    f"permits it (secrets: {name}: {{domains: [...]}}), so nothing was typed")
+            self.redactor.note_typed(name, host)
+
     # ---------------------------------------------------------------- observing
     def screenshot(self) -> Screen:
         screen = self.inner.screenshot()
-        boxes = self._sensitive()
+        blurred, masked = self._regions("sensitive_regions"), self._regions("secret_regions")
         context = dataclasses.replace(
             screen.context, **{k: self.redactor.scrub(v) for k, v in
                                screen.context.as_dict().items()})
-        if not boxes:
-            return screen if context == screen.context else dataclasses.replace(
-                screen, context=context)
+        notice = self.redactor.scrub(screen.notice) if screen.notice else screen.notice
+        if not blurred and not masked:
+            return dataclasses.replace(screen, context=context, notice=notice)
         image = screen.image
         sx, sy = image.width / screen.size.width, image.height / screen.size.height
-        scaled = [(round(x * sx), round(y * sy), round(w * sx), round(h * sy))
-                  for x, y, w, h in boxes]
-        kind = "jpeg" if screen.mime == "image/jpeg" else "png"
-        data = encode(blur_boxes(image, scaled), kind)
-        return dataclasses.replace(screen, data=data, context=context)
 
-    def _sensitive(self) -> list[Box]:
-        locate = getattr(self.inner, "sensitive_regions", None)
+        def scaled(boxes: list[Box]) -> list[Box]:
+            return [(round(x * sx), round(y * sy), round(w * sx), round(h * sy))
+                    for x, y, w, h in boxes]
+
+        picture = paint_over(blur_boxes(image, scaled(blurred)), scaled(masked))
+        kind = "jpeg" if screen.mime == "image/jpeg" else "png"
+        return dataclasses.replace(screen, data=encode(picture, kind), context=context,
+                                   notice=notice)
+
+    def _regions(self, method: str) -> list[Box]:
+        locate = getattr(self.inner, method, None)
         if not callable(locate):
             return []
         try:
@@ -95,7 +132,7 @@ class SecretDriver(DriverWrapper):
         except VenusError:
             raise
         except Exception as exc:  # a failed lookup must not stop the run
-            log.debug("could not locate sensitive fields: %s", exc)
+            log.debug("could not locate %s: %s", method, exc)
             return []
 
     def describe(self, x: int, y: int) -> Element | None:
@@ -112,3 +149,16 @@ class SecretDriver(DriverWrapper):
         for key, value in element.__dict__.items():
             values[key] = self.redactor.scrub_any(value) if key != "bounds" else value
         return Element(**values)
+
+
+def paint_over(image: Image.Image, boxes: list[Box]) -> Image.Image:
+    """A copy with each box (image pixels) filled with one flat colour: nothing of what
+    was there, not even its shape, survives."""
+    if not boxes:
+        return image
+    out = image.convert("RGB") if image.mode not in ("RGB", "RGBA") else image.copy()
+    draw = ImageDraw.Draw(out)
+    for left, top, width, height in boxes:
+        if width > 0 and height > 0:
+            draw.rectangle((left, top, left + width - 1, top + height - 1), fill=MASK_COLOUR)
+    return out

@@ -26,6 +26,7 @@ from venusctl.agent import RunObserver
 from venusctl.drivers.base import Driver
 from venusctl.errors import UsageError
 from venusctl.messages import NO_PASSWORD, NO_SECRETS
+from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, changes_state
 from venusctl.safety.policy import Policy, load_policy
 from venusctl.safety.policy_guard import PolicyGuard
@@ -35,6 +36,7 @@ from venusctl.safety.redact import (
     install_log_filter,
     remove_log_filter,
 )
+from venusctl.safety.requests import RequestGate, RequestRules, StepApprovals
 from venusctl.safety.secret_driver import SecretDriver
 from venusctl.secrets import DESKTOP_PASSWORD, SecretStore, placeholder
 
@@ -227,14 +229,31 @@ class RunSafety:
     store: SecretStore
     redactor: Redactor
     notes: PromptNotes
+    confirm_mode: str = "policy"
+    gate: RequestGate | None = None
 
     def protect(self, driver: Driver) -> Driver:
         """The driver wrapped so secrets are typed, scrubbed and password fields blurred."""
-        return SecretDriver(driver, self.store, self.redactor)
+        return SecretDriver(driver, self.store, self.redactor, self.policy.secrets)
+
+    def hold_requests(self, driver: Driver, confirmer: Confirmer, approved: set[str]
+                      ) -> Confirmer:
+        """Have a driver that can hold requests (the browser) ask the request gate about
+        each one (see `safety.requests`); returns the confirmer the run should use, which
+        lets the gate know what the person approved for each step."""
+        hold = getattr(driver, "hold_requests", None)
+        if not callable(hold):
+            return confirmer
+        self.gate = RequestGate(RequestRules(self.policy, self.redactor), confirmer, approved,
+                                self.confirm_mode)
+        hold(self.gate.judge)
+        return StepApprovals(confirmer, self.gate)
 
     def observers(self, observers: list[RunObserver]) -> list[RunObserver]:
-        """The run's observers behind one that scrubs secret values from all they get."""
-        return [RedactingObservers(self.redactor, observers)]
+        """The run's observers behind one that scrubs secret values from all they get
+        (the request gate first, so the requests it adds to a step are scrubbed too)."""
+        gate: list[RunObserver] = [self.gate] if self.gate is not None else []
+        return [*gate, RedactingObservers(self.redactor, observers)]
 
     @contextmanager
     def scrubbed_logs(self) -> Iterator[None]:
@@ -254,9 +273,20 @@ class RunSafety:
         }
 
 
-def protected(driver: Driver, store: SecretStore | None = None) -> Driver:
-    """A driver outside a run (`venusctl act`) with secrets typed and scrubbed all the same."""
-    return SecretDriver(driver, store or SecretStore(), Redactor())
+def protected(driver: Driver, store: SecretStore | None = None, confirm: str = "policy",
+              confirmer: Confirmer | None = None) -> Driver:
+    """A driver outside a run (`venusctl act`) with secrets typed and scrubbed all the same,
+    and (a browser) its requests judged by the policy like in a run."""
+    redactor = Redactor()
+    policy = resolve_policy(SafetyOptions())
+    wrapped = SecretDriver(driver, store or SecretStore(), redactor, policy.secrets)
+    hold = getattr(driver, "hold_requests", None)
+    if callable(hold):
+        gate = RequestGate(RequestRules(policy, redactor), confirmer or default_confirmer(),
+                           set(policy.allow_categories), confirm)
+        gate.step_started(1)
+        hold(gate.judge)
+    return wrapped
 
 
 def prepare(options: SafetyOptions, confirm: str, assume_yes: bool, surface: Surface,
@@ -271,4 +301,4 @@ def prepare(options: SafetyOptions, confirm: str, assume_yes: bool, surface: Sur
     notes = prompt_notes(surface, stored_names(store), task)
     if notes.warning:
         log.warning(notes.warning)
-    return RunSafety(policy, guard, approved, store, Redactor(), notes)
+    return RunSafety(policy, guard, approved, store, Redactor(), notes, confirm)
