@@ -289,11 +289,7 @@ def test_random_walks_through_the_grammar_always_parse(vocab, grammars, surface)
         if not answer.lower().endswith("</action>"):
             continue  # the walk ran out of tokens inside a thought or a string
         finished += 1
-        try:
-            parsed = parse("<think>" + answer, surface)
-        except ParseError as exc:  # string length is the parser's to limit, not the grammar's
-            assert "is too long" in str(exc), (answer, exc)
-            continue
+        parsed = parse("<think>" + answer, surface)  # strings are bounded too
         names.add(type(parsed.action).__name__)
     assert finished >= 15
     assert len(names) >= 5, names  # the walks really explore the action set
@@ -350,3 +346,101 @@ def test_integer_ranges_match_exactly():
         matched = [n for n in range(0, 12000) if matcher.match(str(n))]
         assert matched == list(range(low, high + 1))
         assert not matcher.match("007")
+
+
+# ------------------------------------------------------------------ string bounds
+
+
+def _answer(action: str) -> str:
+    return f"x</think><action>{action}</action>"
+
+
+def _agree(vocab: TextModel, grammar: str, action: str, surface: Surface) -> tuple[bool, bool]:
+    """(whether the parser takes the action, whether the grammar does)."""
+    try:
+        parse_action(action, surface)
+        parsed = True
+    except ParseError:
+        parsed = False
+    return parsed, accepts(vocab, grammar, _answer(action))
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_a_file_name_is_held_to_255_characters_exactly(vocab, grammars, quote):
+    grammar = grammars[Surface.BROWSER, True]
+    escaped = "\\" + quote  # an escaped quote is one character of the name
+    for body, length in [("a" * 255, 255), ("John" + quote + "s " + "b" * 248, 255),
+                         (escaped * 3 + "c" * 252, 255), ("  " + "d" * 255 + "   ", 255),
+                         ("." + " " * 3 + "e" * 254, 258), ("f" * 256, 256),
+                         ("Ada" + quote + "s " + "g" * 250, 256), (escaped + "h" * 255, 256),
+                         ("i" * 254 + quote + "\x1e ", 255), ("j" * 255 + quote + " ", 256)]:
+        action = f"Download(filename={quote}{body}{quote})"
+        parsed, accepted = _agree(vocab, grammar, action, Surface.BROWSER)
+        assert parsed == (length <= 255), (body, length)
+        assert accepted == parsed, (body, length)
+
+
+_NAME_CHARS = st.sampled_from([*"ab.' ,)]\\\n\x1e", "\\'", "x'y", "' z", "'\x1e", " '", "''"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_NAME_CHARS, min_size=1, max_size=20), st.integers(240, 262))
+def test_the_grammar_takes_a_file_name_exactly_when_the_parser_does(vocab, grammars, pieces,
+                                                                    length):
+    body = ("".join(pieces) * 40)[:length]
+    action = f"Download(filename='{body}')"
+    assume("</action>" not in action)
+    parsed, accepted = _agree(vocab, grammars[Surface.BROWSER, True], action, Surface.BROWSER)
+    assert accepted == parsed, body
+
+
+def _names(n: int, extra: int) -> str:
+    return ("Notes " * 40)[:n - 1] + "N" + "z" * extra
+
+
+def _padded_name(n: int, extra: int) -> str:
+    return "   " + "M" * (n + extra) + "  "  # the parser strips the spaces
+
+
+def _path(n: int, extra: int) -> str:
+    return "r" * (n + extra)
+
+
+def _text(n: int, extra: int) -> str:
+    return ("Ada Lovelace " * 400)[:n] + "z" * extra
+
+
+def _escaped_text(n: int, extra: int) -> str:
+    return "x\\n" * (n // 2) + "z" * extra  # each `\n` is one character
+
+
+@pytest.mark.parametrize(("surface", "call", "limit", "make"), [
+    (Surface.MOBILE, "LaunchApp(app='{}')", 200, _names),
+    (Surface.MOBILE, "LaunchApp(app='{}')", 200, _padded_name),
+    (Surface.BROWSER, "Upload(file='{}')", 1024, _path),
+    (Surface.MOBILE, "Type(content='{}')", 4000, _text),
+    (Surface.DESKTOP, "Type(content='{}')", 4000, _escaped_text),
+])
+def test_text_names_and_paths_are_held_to_the_parsers_limit(vocab, grammars, surface, call,
+                                                            limit, make):
+    """`make(n, extra)`: a string of n + extra characters as the parser reads them."""
+    grammar = grammars[surface, True]
+    for extra in (0, 1):
+        action = call.format(make(limit, extra))
+        parsed, accepted = _agree(vocab, grammar, action, surface)
+        assert parsed == (not extra), (make.__name__, extra)
+        assert accepted == parsed, (make.__name__, extra)
+
+
+def test_a_string_the_parser_takes_is_never_refused_for_its_length(vocab, grammars):
+    """Apostrophes, `<` and escapes near the limit of every kind: the grammar counts
+    them as at most their length, so it takes every string the parser does."""
+    cases = [
+        (Surface.MOBILE, "Type(content='{}')", ("It's <b>x</b> \\u0041 ok " * 300)[:3990]),
+        (Surface.MOBILE, "LaunchApp(app='{}')", ("Domino's <Pizza> " * 20)[:199]),
+        (Surface.BROWSER, "Upload(file='{}')", ("docs/John's CV.pdf/" * 60)[:1000] + "x"),
+    ]
+    for surface, call, body in cases:
+        action = call.format(body)
+        parse_action(action, surface)
+        assert accepts(vocab, grammars[surface, True], _answer(action)), body[:60]

@@ -12,25 +12,25 @@ to say:
     anywhere), keyword arguments in any order, each at most once, a trailing comma,
     up to `SPACE_CHARS` of ASCII white space between the parts of a call;
   - the tags as the model writes them, `<action>` and `</action>` in lower case;
-  - quoted strings read as `venusctl.literals` reads them: a quote closes the string
-    only when a `,`, `)` or `]` follows (spaces allowed), so `'Joe's Pizza'` is one
-    string; escapes; raw newlines; never `</action>` (the first one ends the block);
+  - quoted strings read as `venusctl.literals` reads them and bounded by the
+    parser's limits (`grammar_strings.py`: a quote closes the string only when a `,`,
+    `)` or `]` follows, so `'Joe's Pizza'` is one string; escapes; raw newlines;
+    never `</action>`, the first one ends the block; file names at most 255
+    characters, counted exactly; text, names and paths at most their limits in units);
   - numbers in the parser's ranges: coordinates 0..999 (decimals too, as long as
-    they round onto the grid), amounts, repeats, indexes, durations.
-What is left to the parser is string length (`MAX_TEXT` and friends: a longer string
-is refused there and the refusal fed back to the model).
+    they round onto the grid), amounts, repeats, indexes, durations; key names and
+    addresses within the parser's lengths.
 
-Strings and the thought are finite automata written out as one rule per state,
-each rule ending in a reference to the next: llama.cpp follows such tail references
-without growing its parse stack, so a 3,000-character thought costs no more per
-token than a short one. The grammar is built from `ACTION_SETS`, so a new action or
-argument needs no change here.
+Strings and the thought are finite automata written out as one rule per state
+(`grammar_automata.py`), each rule ending in a reference to the next: llama.cpp
+follows such tail references without growing its parse stack, so a 3,000-character
+thought costs no more per token than a short one. The grammar is built from
+`ACTION_SETS`, so a new action or argument needs no change here.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from venusctl.actions import (
@@ -45,6 +45,8 @@ from venusctl.actions import (
     Spec,
     Surface,
 )
+from venusctl.model.grammar_automata import END, State, cases, charset, emit, escape, kmp
+from venusctl.model.grammar_strings import QUOTES, WHITESPACE, add_string
 
 HOST_CHARS = 253
 URL_PATH_CHARS = 1700
@@ -52,9 +54,6 @@ URL_PATH_CHARS = 1700
 URL_CLASS = (r"!#-&(-;=-\[\]-~\u00a1-\u167f\u1681-\u1fff\u200b-\u2027\u202a-\u202e"
              r"\u2030-\u205e\u2060-\u2fff\u3001-\U0010ffff")
 """Characters a URL may hold: printable, no quote, backslash, `<` or `str.isspace`."""
-WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
-"""Every character `str.isspace` (the literal reader's idea of a space) accepts."""
-CLOSERS = ",)]"
 GAP_CHARS = 8
 """Spaces and newlines allowed between `</think>` and `<action>`."""
 SPACE_CHARS = 8
@@ -62,11 +61,6 @@ SPACE_CHARS = 8
 a Sequence laid out over lines); the parser takes any amount of any white space, but
 the model writes at most a space or a line break, and a bound keeps a confused model
 from spending its token budget on white space."""
-QUOTES = "'\""
-
-State = Hashable
-Step = Callable[[State, str], "State | None"]
-END = ("end",)
 
 
 @dataclass(frozen=True)
@@ -101,189 +95,18 @@ def action_grammar(surface: Surface, options: GrammarOptions | None = None) -> s
     return "\n".join(f"{name} ::= {body}" for name, body in rules.items()) + "\n"
 
 
-# ------------------------------------------------------------------ automata
-
-
-def _emit(rules: dict[str, str], prefix: str, start: State, step: Step,
-          alphabet: Iterable[str], accepting: Callable[[State], bool] | None = None) -> None:
-    """Write the automaton reachable from `start` as rules `prefix-N`, one per state.
-
-    `step(state, char)` gives the next state, `END` (the rule ends after `char`) or
-    None (refused); `char` ranges over `alphabet` plus "" standing for every other
-    character but NUL. `accepting(state)`: the rule may also end before any char.
-    """
-    alphabet = list(dict.fromkeys(alphabet))
-    numbers: dict[State, int] = {start: 0}
-    queue = [start]
-    while queue:
-        state = queue.pop(0)
-        targets: dict[State, list[str]] = {}
-        for char in [*alphabet, ""]:
-            nxt = step(state, char)
-            if nxt is None:
-                continue
-            targets.setdefault(nxt, []).append(char)
-            if nxt != END and nxt not in numbers:
-                numbers[nxt] = len(numbers)
-                queue.append(nxt)
-        choices = []
-        for nxt, chars in targets.items():
-            explicit = [c for c in chars if c]
-            after = "" if nxt == END else f" {prefix}-{numbers[nxt]}"
-            if explicit:
-                choices.append(_charset(explicit) + after)
-            if "" in chars:
-                choices.append(_charset([*alphabet, "\0"], negate=True) + after)
-        if accepting is not None and accepting(state):
-            choices.append('""')
-        rules[f"{prefix}-{numbers[state]}"] = " | ".join(choices) or '"\\x00" [^\\x00]'
-
-
-def _kmp(pattern: str) -> Callable[[int, str], int]:
-    """Progress through `pattern` (any case) after one more character."""
-    lowered = pattern.lower()
-
-    def advance(k: int, char: str) -> int:
-        text = lowered[:k] + char.lower()
-        for size in range(min(len(text), len(lowered)), 0, -1):
-            if text.endswith(lowered[:size]):
-                return size
-        return 0
-
-    return advance
+# ------------------------------------------------------------------ the thought
 
 
 def _add_until(rules: dict[str, str], prefix: str, stop: str) -> None:
     """Any characters up to and including the first `stop` (any case)."""
-    advance = _kmp(stop)
+    advance = kmp(stop)
 
     def step(k: State, char: str) -> State | None:
         nxt = advance(int(k), char or "\uffff")  # type: ignore[arg-type]
         return END if nxt == len(stop) else nxt
 
-    _emit(rules, prefix, 0, step, _cases(stop))
-
-
-def _cases(text: str) -> list[str]:
-    return list(dict.fromkeys(text + text.lower() + text.upper()))
-
-
-# ------------------------------------------------------------------ strings
-
-
-_GUARD = _kmp("</action>")
-_GUARD_LEN = len("</action>")
-
-
-def _content_text(state: State, kind: str) -> State | None:
-    return 0
-
-
-def _content_name(state: State, kind: str) -> State | None:
-    """Non-blank: at least one character that is not a space."""
-    return state if kind == "ws" else 1
-
-
-_FILE_STEPS: dict[str, dict[str, str | None]] = {
-    # segments of a relative path: none empty, `.` or `..`; no space first or last
-    "start": {"ws": None, "/": None, ".": "d1", "x": "ok"},
-    "seg": {"ws": None, "/": None, ".": "d1", "x": "ok"},
-    "d1": {"ws": "okw", "/": None, ".": "d2", "x": "ok"},
-    "d2": {"ws": "okw", "/": None, ".": "ok", "x": "ok"},
-    "ok": {"ws": "okw", "/": "seg", ".": "ok", "x": "ok"},
-    "okw": {"ws": "okw", "/": "seg", ".": "ok", "x": "ok"},
-}
-_FILENAME_STEPS: dict[str, dict[str, str | None]] = {
-    # one name: not `.` or `..`, no folder separator
-    "start": {"ws": "start", "/": None, ".": "d1", "x": "ok"},
-    "d1": {"ws": "d1", "/": None, ".": "d2", "x": "ok"},
-    "d2": {"ws": "d2", "/": None, ".": "ok", "x": "ok"},
-    "ok": {"ws": "ok", "/": None, ".": "ok", "x": "ok"},
-}
-
-
-@dataclass(frozen=True)
-class _Content:
-    """What a string kind demands of its characters, as a small automaton."""
-
-    start: State
-    step: Callable[[State, str], State | None]
-    accepting: Callable[[State], bool]
-    escapes: str  # the characters a backslash may escape ("" for any)
-
-
-_CONTENT = {
-    "text": _Content(0, _content_text, lambda s: True, escapes=""),
-    "name": _Content(0, _content_name, lambda s: s == 1, escapes=""),
-    # paths and file names: only quotes escaped (other escapes can make a backslash)
-    "file": _Content("start", lambda s, k: _FILE_STEPS[str(s)][k], lambda s: s == "ok",
-                     escapes=QUOTES),
-    "filename": _Content("start", lambda s, k: _FILENAME_STEPS[str(s)][k],
-                         lambda s: s == "ok", escapes=QUOTES),
-}
-
-
-def _kind_of(char: str) -> str:
-    if char and char in WHITESPACE:
-        return "ws"
-    if char in ("/", "\\"):
-        return "/"
-    return "." if char == "." else "x"
-
-
-def _string_step(quote: str, content: _Content) -> Step:
-    """One character of a string's body, as `venusctl.literals` reads it.
-
-    States: ("s", guard, c) inside the text; ("q", c_before, c_after) right after a
-    quote that may close the string; ("w", c) after that quote and spaces; ("e", c)
-    after a backslash. `guard` is progress through `</action>`; `c` the content state.
-    """
-
-    def plain(guard: int, c: State, char: str) -> State | None:
-        if char == "\\":
-            return ("e", c)
-        nxt = _GUARD(guard, char or "\uffff")
-        if nxt == _GUARD_LEN:
-            return None
-        c2 = content.step(c, _kind_of(char))
-        return None if c2 is None else ("s", nxt, c2)
-
-    def step(state: State, char: str) -> State | None:
-        mode = state[0]  # type: ignore[index]
-        if mode == "e":
-            if content.escapes and (not char or char not in content.escapes):
-                return None
-            return plain(0, state[1], char if char != "\\" else "x")  # type: ignore[index]
-        if char == quote:
-            c = state[2] if mode in ("s", "q") else state[1]  # type: ignore[index]
-            after = content.step(c, "x")
-            return None if after is None else ("q", c, after)
-        if mode == "s":
-            return plain(state[1], state[2], char)  # type: ignore[index]
-        c = state[2] if mode == "q" else state[1]  # type: ignore[index]
-        if char and char in WHITESPACE:
-            c2 = content.step(c, "ws")
-            return None if c2 is None else ("w", c2)
-        if char and char in CLOSERS:
-            return None  # the quote before would have closed the string
-        return plain(0, c, char)
-
-    return step
-
-
-def _add_string(rules: dict[str, str], kind: str) -> str:
-    """Rules for a quoted string of `kind`; returns the value rule's name."""
-    content = _CONTENT[kind]
-    names = []
-    for quote, tag in zip(QUOTES, ("sq", "dq"), strict=True):
-        prefix = f"{tag}-{kind}"
-        alphabet = [quote, "\\", *WHITESPACE, *CLOSERS, *_cases("</action>"), ".", "/"]
-        start = ("s", 0, content.start)
-        _emit(rules, prefix, start, _string_step(quote, content), alphabet,
-              accepting=lambda s, c=content: s[0] == "q" and c.accepting(s[1]))
-        names.append(f'"{_escape(quote)}" {prefix}-0')
-    rules[f"v-{kind}"] = " | ".join(names)
-    return f"v-{kind}"
+    emit(rules, prefix, 0, step, cases(stop))
 
 
 # ------------------------------------------------------------------ actions
@@ -340,7 +163,7 @@ def _add_values(rules: dict[str, str], surface: Surface) -> None:
     rules["coord"] = (f'( {below} ) ( "." [0-9]* )? | '
                       f'"{GRID_MAX}" ( "." ( [0-4] [0-9]* )? )?')
     for kind in ("text", "name", "file", "filename"):
-        _add_string(rules, kind)
+        add_string(rules, kind)
     rules["v-url"] = r'''"'" url "'" | "\"" url "\""'''
     rules["url"] = (f'[hH] [tT] [tT] [pP] [sS]? "://" host-char{{1,{HOST_CHARS}}} ( ":" port )? '
                     f'( [/?#] url-char{{0,{URL_PATH_CHARS}}} )?')
@@ -363,9 +186,9 @@ def _add_keys(rules: dict[str, str]) -> None:
     """Key names: quoted, not blank, no `<` (but the key `<` itself), ≤ 1,024 chars."""
     solid = "".join(c for c in WHITESPACE)
     for quote, tag in zip(QUOTES, ("sq", "dq"), strict=True):
-        q = _escape(quote)
-        plain = _charset([quote, "\\", "<", "\0"], negate=True)
-        first = _charset([quote, "\\", "<", "\0", *solid], negate=True)
+        q = escape(quote)
+        plain = charset([quote, "\\", "<", "\0"], negate=True)
+        first = charset([quote, "\\", "<", "\0", *solid], negate=True)
         rules[f"{tag}-kc"] = f'{plain} | "\\\\" [^\\x00]'
         rules[f"{tag}-key"] = (f'"{q}" ( {first} | "\\\\" [^\\x00] ) '
                                f'{tag}-kc{{0,{MAX_KEY_CHARS - 1}}} "{q}" | "{q}<{q}"')
@@ -389,22 +212,6 @@ def _add_sequence(rules: dict[str, str], surface: Surface) -> None:
 
 
 # ------------------------------------------------------------------ GBNF pieces
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    if char.isascii() and char.isalnum():
-        return char
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
-
-
-def _charset(chars: Iterable[str], negate: bool = False) -> str:
-    body = "".join(_escape(c) for c in dict.fromkeys(chars))
-    return f"[{'^' if negate else ''}{body}]"
 
 
 def _choice(*words: str) -> str:
