@@ -215,32 +215,22 @@ class WebDriver:
     surface = Surface.BROWSER
     name = "web"
 
-    def __init__(self, options: WebOptions) -> None:
-        from playwright.sync_api import sync_playwright
-
+    def __init__(self, options: WebOptions, browser: Any = None) -> None:
+        """Start a browser, or (with `browser`, a Playwright browser this thread already
+        runs) open a new context in it; closing the driver then closes only that context."""
         self.options = options
         self.allow_file = bool(options.url and options.url.lower().startswith("file:"))
-        self._pw_manager = sync_playwright()
-        self._pw = self._pw_manager.start()
+        self._pw_manager: Any = None
         self._browser: Any = None
         self._cached: Screen | None = None
         self._select_options: list[str] | None = None
         self._select_point: tuple[int, int] | None = None
         self._closed = False
         self._notice: str | None = None
-        try:
-            if options.remote:
-                self.browser_context = self._connect()
-            else:
-                executable = find_browser(options.browser_path,
-                                          self._pw.chromium.executable_path)
-                self.browser_context = self._launch(executable)
-        except (UsageError, DeviceError):
-            self._pw_manager.__exit__(None, None, None)
-            raise
-        except Exception as exc:
-            self._pw_manager.__exit__(None, None, None)
-            raise DeviceError(f"could not start the browser: {first_line(exc)}") from None
+        if browser is not None:
+            self.browser_context = browser.new_context(viewport=self._viewport_option())
+        else:
+            self.browser_context = self._start()
         pages = self.browser_context.pages
         self.page = pages[0] if pages else self.browser_context.new_page()
         if options.keep_page:
@@ -250,8 +240,29 @@ class WebDriver:
         if options.url:
             self._goto(check_url(options.url, self.allow_file), startup=True)
 
+    def _start(self) -> Any:
+        from playwright.sync_api import sync_playwright
+
+        self._pw_manager = sync_playwright()
+        self._pw = self._pw_manager.start()
+        try:
+            if self.options.remote:
+                return self._connect()
+            executable = find_browser(self.options.browser_path,
+                                      self._pw.chromium.executable_path)
+            return self._launch(executable)
+        except (UsageError, DeviceError):
+            self._pw_manager.__exit__(None, None, None)
+            raise
+        except Exception as exc:
+            self._pw_manager.__exit__(None, None, None)
+            raise DeviceError(f"could not start the browser: {first_line(exc)}") from None
+
+    def _viewport_option(self) -> dict[str, int]:
+        return {"width": self.options.viewport.width, "height": self.options.viewport.height}
+
     def _launch(self, executable: str | None) -> Any:
-        viewport = {"width": self.options.viewport.width, "height": self.options.viewport.height}
+        viewport = self._viewport_option()
         common: dict[str, Any] = {"headless": self.options.headless}
         if executable:
             common["executable_path"] = executable
@@ -625,10 +636,11 @@ class WebDriver:
                 closer()
             except Exception as exc:  # already gone; nothing more to release
                 log.debug("closing the browser: %s", exc)
-        try:
-            self._pw_manager.__exit__(None, None, None)
-        except Exception as exc:
-            log.debug("stopping playwright: %s", exc)
+        if self._pw_manager is not None:
+            try:
+                self._pw_manager.__exit__(None, None, None)
+            except Exception as exc:
+                log.debug("stopping playwright: %s", exc)
 
 
 def _visible(page: Any) -> bool:
