@@ -54,58 +54,36 @@ def browser_key(options: DriverOptions) -> Key | None:
 
 
 @dataclass
-class Opened:
-    """A task's driver, and what its shared browser (if any) looked like."""
-
-    driver: Driver
-    browser: Any = None  # the shared Playwright browser the task's context lives in
-    restarted: bool = False  # the browser had died since the last task and was started again
-
-    def browser_lost(self) -> bool:
-        """True when the shared browser died while this task had it."""
-        if self.browser is None:
-            return False
-        try:
-            return not self.browser.is_connected()
-        except Exception:  # the connection is gone with it
-            return True
-
-
-@dataclass
 class WorkerBrowsers:
     """The browsers one worker thread started or connected to, by where they run."""
 
     owner: int = field(default_factory=threading.get_ident)
-    started: int = 0  # browsers started or connected, restarts included
     _manager: Any = None
     _playwright: Any = None
     _browsers: dict[Key, Any] = field(default_factory=dict)
+    _dead: set[Key] = field(default_factory=set)  # found dead; Playwright may not know yet
 
-    def browser(self, key: Key) -> tuple[Any, bool]:
-        """The live browser for `key`, started (again) when needed; True when an
-        earlier one had died."""
+    def browser(self, key: Key) -> Any:
+        """The live browser for `key`, started (again) when needed."""
         self._check_thread()
         browser = self._browsers.get(key)
-        restarted = browser is not None and not _connected(browser)
-        if restarted:
-            log.warning("the batch's browser %s stopped; starting a new one", key[1] or "chromium")
+        if browser is not None and (key in self._dead or not _connected(browser)):
+            log.info("the batch's browser %s stopped; starting a new one", key[1] or "chromium")
             self._forget(key)
         if key not in self._browsers:
             self._browsers[key] = self._start(key)
-            self.started += 1
         elif key[0] == "launch":  # every context of a browser we launched is ours
             _close_contexts(self._browsers[key], ())
-        return self._browsers[key], restarted
+        return self._browsers[key]
+
+    def mark_dead(self, key: Key) -> None:
+        """The browser for `key` did not answer: the next task starts a new one."""
+        self._dead.add(key)
 
     def _start(self, key: Key) -> Any:
         how, where, headless = key
-        if self._playwright is None:
-            from playwright.sync_api import sync_playwright
-
-            self._manager = sync_playwright()
-            self._playwright = self._manager.start()
-        chromium = self._playwright.chromium
         try:
+            chromium = self._chromium()
             if how == "connect":
                 return chromium.connect(where, timeout=CONNECT_TIMEOUT_MS)
             if how == "cdp":
@@ -117,7 +95,18 @@ class WorkerBrowsers:
             what = f"connect to the browser at {where}" if how != "launch" else "start the browser"
             raise DeviceError(f"could not {what}: {first_line(exc)}") from None
 
+    def _chromium(self) -> Any:
+        """Playwright's Chromium, Playwright started in this thread on first use."""
+        if self._playwright is None:
+            from playwright.sync_api import sync_playwright
+
+            manager = sync_playwright()
+            self._playwright = manager.start()
+            self._manager = manager
+        return self._playwright.chromium
+
     def _forget(self, key: Key) -> None:
+        self._dead.discard(key)
         browser = self._browsers.pop(key)
         try:
             browser.close()
@@ -160,6 +149,18 @@ def _connected(browser: Any) -> bool:
         return False
 
 
+def _answers(browser: Any) -> bool:
+    """A round trip to the browser: Playwright learns that a browser died only when
+    it next reads from it, so `is_connected` alone can still say yes."""
+    if not _connected(browser):
+        return False
+    try:
+        browser.new_browser_cdp_session().detach()
+    except Exception:
+        return False
+    return True
+
+
 def _contexts(browser: Any) -> list[Any]:
     try:
         return list(browser.contexts)
@@ -179,13 +180,46 @@ def _close_contexts(browser: Any, keep: list[Any] | tuple[Any, ...]) -> None:
                 log.debug("closing a leftover context: %s", exc)
 
 
+@dataclass
+class Opened:
+    """A task's driver, and the shared browser its context lives in (if any)."""
+
+    driver: Driver
+    browser: Any = None
+    key: Key | None = None
+    owner: WorkerBrowsers | None = None
+
+    def browser_lost(self) -> bool:
+        """True when the shared browser no longer answers (it died during this task);
+        the worker then starts a new one for the next task."""
+        if self.browser is None or _answers(self.browser):
+            return False
+        if self.owner is not None and self.key is not None:
+            self.owner.mark_dead(self.key)
+        return True
+
+
+def _context_driver(options: DriverOptions, browser: Any) -> Driver:
+    """A web driver in a new context of `browser`; on failure, that context is closed."""
+    from venusctl.drivers.web import WebDriver
+
+    before = _contexts(browser)
+    try:
+        return WebDriver(web_options(options), browser=browser)
+    except BaseException as exc:
+        _close_contexts(browser, before)
+        if isinstance(exc, (UsageError, DeviceError)) or not isinstance(exc, Exception):
+            raise
+        if not _connected(browser):
+            raise DeviceError(f"the batch's browser stopped: {first_line(exc)}") from None
+        raise DeviceError(f"could not open a browser context: {first_line(exc)}") from None
+
+
 class BatchBrowsers:
     """Every worker's browsers; each thread sees only its own."""
 
     def __init__(self) -> None:
         self._local = threading.local()
-        self._lock = threading.Lock()
-        self.started = 0  # browsers started or connected by all workers, restarts included
 
     def _mine(self) -> WorkerBrowsers:
         mine = getattr(self._local, "browsers", None)
@@ -199,23 +233,16 @@ class BatchBrowsers:
         key = browser_key(options)
         if key is None:
             return Opened(open_driver(options))
-        from venusctl.drivers.web import WebDriver
-
         mine = self._mine()
-        before = mine.started
-        browser, restarted = mine.browser(key)
-        with self._lock:
-            self.started += mine.started - before
-        before_open = _contexts(browser)
-        try:
-            return Opened(WebDriver(web_options(options), browser=browser), browser, restarted)
-        except BaseException as exc:
-            _close_contexts(browser, before_open)  # the context it made, if any
-            if isinstance(exc, (UsageError, DeviceError)) or not isinstance(exc, Exception):
-                raise
-            if not _connected(browser):
-                raise DeviceError(f"the batch's browser stopped: {first_line(exc)}") from None
-            raise DeviceError(f"could not open a browser context: {first_line(exc)}") from None
+        for last_try in (False, True):
+            browser = mine.browser(key)
+            try:
+                return Opened(_context_driver(options, browser), browser, key, mine)
+            except (UsageError, DeviceError) as exc:
+                if last_try or isinstance(exc, UsageError) or _answers(browser):
+                    raise
+                mine.mark_dead(key)  # it died since the last task: start it again, once
+        raise AssertionError("unreachable")
 
     def close_mine(self) -> None:
         """Close this worker's browsers (each worker calls it as it ends)."""

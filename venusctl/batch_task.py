@@ -25,7 +25,7 @@ from typing import Any
 
 from venusctl.actions import LaunchApp
 from venusctl.agent import AgentSettings, RunObserver, StepGate
-from venusctl.batch_browsers import LOST_NOTE, BatchBrowsers, Opened
+from venusctl.batch_browsers import LOST_NOTE, BatchBrowsers
 from venusctl.cache import CacheOptions, CacheRun
 from venusctl.checks import CheckContext, run_checks, screen_context
 from venusctl.drivers.base import Driver, DriverWrapper
@@ -129,7 +129,7 @@ def run_attempt(spec: TaskSpec, slot: Slot, shared: Shared, number: int) -> Atte
 
 def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
                 number: int) -> Attempt:
-    opened = _open(spec, slot, shared)
+    opened = shared.browsers.open(slot.options_for(spec))
     driver = opened.driver
     app: subprocess.Popen[bytes] | None = None
     try:
@@ -143,9 +143,8 @@ def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
         checks = run_checks(spec.checks, CheckContext(driver, outcome.message, run_env,
                                                       shared.cwd))
     except DeviceError as exc:
-        raise _lost(exc, opened) from None
+        raise (DeviceError(f"{exc}; {LOST_NOTE}") if opened.browser_lost() else exc) from None
     finally:
-        lost = opened.browser_lost()
         _close(driver, app)
     passed = int(outcome.exit_code) == spec.expect_exit and all(c.passed for c in checks)
     if passed and cache is not None:
@@ -153,26 +152,13 @@ def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
     info = capture.info
     ended_well = int(outcome.exit_code) == 0
     error = None if ended_well else outcome.message
+    if opened.browser_lost():
+        error = f"{error}; {LOST_NOTE}" if error else LOST_NOTE
     return Attempt(
         number, outcome.status, int(outcome.exit_code), passed,
         outcome.message if ended_well else "", outcome.steps, run_id=info.run_id if info else None,
         run_dir=str(info.run_dir) if info else None, checks=[c.as_dict() for c in checks],
-        error=f"{error}; {LOST_NOTE}" if lost and error else (LOST_NOTE if lost else error),
-        servers=dict(servers or {}), replayed=capture.replayed)
-
-
-def _open(spec: TaskSpec, slot: Slot, shared: Shared) -> Opened:
-    opened = shared.browsers.open(slot.options_for(spec))
-    if opened.restarted:
-        log.info("task %s: the slot's browser had stopped and was started again", spec.id)
-    return opened
-
-
-def _lost(exc: DeviceError, opened: Opened) -> DeviceError:
-    """A device error, saying so when the batch's shared browser died under the task."""
-    if opened.browser_lost() and LOST_NOTE not in str(exc):
-        return DeviceError(f"{exc}; {LOST_NOTE}")
-    return exc
+        error=error, servers=dict(servers or {}), replayed=capture.replayed)
 
 
 def task_cache(spec: TaskSpec, shared: Shared) -> CacheRun | None:
