@@ -211,7 +211,10 @@ def _schedule(todo: list[TaskSpec], pool: SlotPool, shared: Shared, options: Bat
                                                   f"not run: task '{result.id}' failed "
                                                   "(--continue-on-error runs every task)"))
         finally:
-            ended.set()
+            try:
+                shared.browsers.close_mine()  # before the end is reported: nothing outlives it
+            finally:
+                ended.set()
 
     count = max(1, min(options.concurrency, len(pool.slots), len(runnable)))
     ended = [threading.Event() for _ in range(count)]

@@ -3,7 +3,8 @@
 The run itself is `venusctl.session.run_task` with one `RunRequest`, exactly as
 `venusctl do` makes it, so a batch task leaves the same record a person's run
 does. Around it: the task's shell setup, its own driver (kept open past the run so
-the checks see what the agent left), the app it asks for, and the checks.
+the checks see what the agent left; on the web, a fresh context in the worker's
+browser, see `venusctl.batch_browsers`), the app it asks for, and the checks.
 Nobody is at a terminal: confirmations and questions fail closed (exit 3).
 """
 
@@ -24,17 +25,18 @@ from typing import Any
 
 from venusctl.actions import LaunchApp
 from venusctl.agent import AgentSettings, RunObserver, StepGate
+from venusctl.batch_browsers import LOST_NOTE, BatchBrowsers
 from venusctl.cache import CacheOptions, CacheRun
 from venusctl.checks import CheckContext, run_checks, screen_context
 from venusctl.drivers.base import Driver, DriverWrapper
-from venusctl.errors import ExitCode, VenusError
+from venusctl.errors import DeviceError, ExitCode, VenusError
 from venusctl.model_pool import ModelSource, SpreadModel
 from venusctl.pool import Slot
 from venusctl.record import Outcome, RunInfo, StepRecord
 from venusctl.results import Attempt, TaskResult
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.setup import SafetyOptions
-from venusctl.surfaces import open_driver, surface_of
+from venusctl.surfaces import surface_of
 from venusctl.taskfile import TaskSpec
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,7 @@ class Shared:
     observers: Callable[[TaskSpec], list[RunObserver]] | None = None  # progress per task
     started: Callable[[TaskSpec, str, int], None] | None = None  # (task, slot, attempt)
     cache: CacheOptions = field(default_factory=CacheOptions)
+    browsers: BatchBrowsers = field(default_factory=BatchBrowsers)  # each worker's own
 
 
 class _Borrowed(DriverWrapper):
@@ -126,7 +129,8 @@ def run_attempt(spec: TaskSpec, slot: Slot, shared: Shared, number: int) -> Atte
 
 def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
                 number: int) -> Attempt:
-    driver = open_driver(slot.options_for(spec))
+    opened = shared.browsers.open(slot.options_for(spec))
+    driver = opened.driver
     app: subprocess.Popen[bytes] | None = None
     try:
         app = launch_app(spec, driver, env, shared.cwd)
@@ -138,6 +142,8 @@ def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
         run_env = {**env, **_outcome_env(outcome, capture, driver)}
         checks = run_checks(spec.checks, CheckContext(driver, outcome.message, run_env,
                                                       shared.cwd))
+    except DeviceError as exc:
+        raise (DeviceError(f"{exc}; {LOST_NOTE}") if opened.browser_lost() else exc) from None
     finally:
         _close(driver, app)
     passed = int(outcome.exit_code) == spec.expect_exit and all(c.passed for c in checks)
@@ -145,12 +151,14 @@ def _on_surface(spec: TaskSpec, slot: Slot, shared: Shared, env: dict[str, str],
         cache.commit(outcome)  # only a run whose checks held is worth repeating
     info = capture.info
     ended_well = int(outcome.exit_code) == 0
+    error = None if ended_well else outcome.message
+    if opened.browser_lost():
+        error = f"{error}; {LOST_NOTE}" if error else LOST_NOTE
     return Attempt(
         number, outcome.status, int(outcome.exit_code), passed,
         outcome.message if ended_well else "", outcome.steps, run_id=info.run_id if info else None,
         run_dir=str(info.run_dir) if info else None, checks=[c.as_dict() for c in checks],
-        error=None if ended_well else outcome.message,
-        servers=dict(servers or {}), replayed=capture.replayed)
+        error=error, servers=dict(servers or {}), replayed=capture.replayed)
 
 
 def task_cache(spec: TaskSpec, shared: Shared) -> CacheRun | None:

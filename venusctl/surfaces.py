@@ -21,6 +21,7 @@ BROWSER = authors_profile("browser")
 
 if TYPE_CHECKING:
     from venusctl.drivers.android_adb import AdbAddress
+    from venusctl.drivers.web import WebOptions
 
 DRIVERS = {"web": Surface.BROWSER, "desktop": Surface.DESKTOP, "android": Surface.MOBILE}
 
@@ -106,20 +107,9 @@ def open_driver(options: DriverOptions) -> Driver:
     """Start the chosen driver."""
     name = choose_driver(options)
     if name == "web":
-        from venusctl.drivers.web import WebDriver, WebOptions
+        from venusctl.drivers.web import WebDriver
 
-        web = WebOptions(
-            url=options.url,
-            headless=options.headless,
-            viewport=options.viewport,
-            browser_path=options.browser_path,
-            profile=options.profile,
-            image_format=options.format_for(Surface.BROWSER),
-            connect=options.browser_server,
-            cdp_url=options.cdp_url,
-            keep_page=options.keep_page,
-            upload_dir=options.upload_dir,
-        )
+        web = web_options(options)
         if options.session:
             from venusctl.sessions.manage import open_session_browser
 
@@ -137,6 +127,24 @@ def open_driver(options: DriverOptions) -> Driver:
         return DesktopDriver(DesktopOptions(monitor=options.monitor,
                                             image_format=options.format_for(Surface.DESKTOP)))
     raise UsageError(f"the {name} driver is not available yet in this version of venusctl")
+
+
+def web_options(options: DriverOptions) -> WebOptions:
+    """The browser settings of `options`, as the web driver takes them."""
+    from venusctl.drivers.web import WebOptions
+
+    return WebOptions(
+        url=options.url,
+        headless=options.headless,
+        viewport=options.viewport,
+        browser_path=options.browser_path,
+        profile=options.profile,
+        image_format=options.format_for(Surface.BROWSER),
+        connect=options.browser_server,
+        cdp_url=options.cdp_url,
+        keep_page=options.keep_page,
+        upload_dir=options.upload_dir,
+    )
 
 
 def _adb_address(text: str | None) -> AdbAddress | None:
