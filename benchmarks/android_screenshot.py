@@ -36,16 +36,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from loop_timing import TimedRecord
 
-from venusctl.agent import Agent, AgentSettings
-from venusctl.drivers.android import AndroidDriver, AndroidOptions
-from venusctl.drivers.android_screen import Capturer, encode
+from venusctl.drivers.android.driver import AndroidDriver, AndroidOptions
+from venusctl.drivers.android.screen import Capturer, encode
 from venusctl.drivers.base import DryRunDriver
+from venusctl.loop.agent import Agent, AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.record import Recorder, RunInfo
+from venusctl.records.store import Recorder, RunInfo
+from venusctl.run.build import make_guard
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.setup import protected
-from venusctl.session import make_guard
 from venusctl.sim.phone import PhoneConfig, android_env
 
 PHASES = ("observe", "describe", "guard", "act", "settle", "record")

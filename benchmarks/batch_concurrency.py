@@ -23,12 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from venusctl.batch import BatchOptions, run_batch  # noqa: E402
-from venusctl.batch_display import BatchDisplay  # noqa: E402
+from venusctl.batch.display import BatchDisplay  # noqa: E402
+from venusctl.batch.pool import PoolOptions  # noqa: E402
+from venusctl.batch.runner import BatchOptions, run_batch  # noqa: E402
+from venusctl.drivers.factory import DriverOptions  # noqa: E402
 from venusctl.model.scripted import ScriptedModel  # noqa: E402
-from venusctl.pool import PoolOptions  # noqa: E402
 from venusctl.sim.web import ShopServer  # noqa: E402
-from venusctl.surfaces import DriverOptions  # noqa: E402
 
 ANSWERS = ["<action>Click(point=(137, 535))</action>",
            "<action>Finished(content='about page')</action>"]

@@ -28,16 +28,16 @@ sys.path.insert(0, str(ROOT))
 
 from loop_timing import TimedRecord  # noqa: E402
 
-from venusctl.actions import Surface  # noqa: E402
-from venusctl.agent import Agent, AgentSettings, RunObserver  # noqa: E402
-from venusctl.drivers.desktop import DesktopDriver, DesktopOptions  # noqa: E402
-from venusctl.drivers.desktop_capture import Capturer, list_monitors  # noqa: E402
-from venusctl.grid import ScreenSize, to_grid  # noqa: E402
+from venusctl.core.actions import Surface  # noqa: E402
+from venusctl.core.grid import ScreenSize, to_grid  # noqa: E402
+from venusctl.drivers.desktop.capture import Capturer, list_monitors  # noqa: E402
+from venusctl.drivers.desktop.driver import DesktopDriver, DesktopOptions  # noqa: E402
+from venusctl.loop.agent import Agent, AgentSettings, RunObserver  # noqa: E402
 from venusctl.model.base import Completion  # noqa: E402
 from venusctl.model.scripted import ScriptedModel  # noqa: E402
-from venusctl.record import Recorder, RunInfo, StepRecord  # noqa: E402
+from venusctl.records.store import Recorder, RunInfo, StepRecord  # noqa: E402
+from venusctl.run.build import make_guard  # noqa: E402
 from venusctl.safety.confirm import NonInteractiveConfirmer  # noqa: E402
-from venusctl.session import make_guard  # noqa: E402
 from venusctl.sim.xserver import TkApp, XServer  # noqa: E402
 
 WALLPAPER = """

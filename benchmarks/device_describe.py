@@ -50,7 +50,7 @@ def desktop(n: int, folder: Path) -> None:
     try:
         with session_bus() as bus:
             os.environ["DBUS_SESSION_BUS_ADDRESS"] = bus
-            from venusctl.drivers.desktop import DesktopDriver
+            from venusctl.drivers.desktop.driver import DesktopDriver
 
             rows = []
             for kind, scene, target in (("gtk", "dialog-delete", "ok"),
@@ -75,7 +75,7 @@ def desktop(n: int, folder: Path) -> None:
 
 
 def phone(n: int, folder: Path) -> None:
-    from venusctl.drivers.android import AndroidDriver, AndroidOptions
+    from venusctl.drivers.android.driver import AndroidDriver, AndroidOptions
     from venusctl.sim.phone import PhoneState, android_env
 
     with android_env() as env:

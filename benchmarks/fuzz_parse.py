@@ -15,8 +15,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.action_strategies import adversarial_text, valid_samples
-from venusctl.actions import Surface, parse
-from venusctl.errors import ParseError
+from venusctl.core.actions import Surface, parse
+from venusctl.core.errors import ParseError
 
 
 def main() -> int:

@@ -117,7 +117,7 @@ phase "venusctl"
   --target "$SITE" --upgrade . > "$OUT/venusctl-install.txt" 2>&1 \
   || { tail -20 "$OUT/venusctl-install.txt"; exit 1; }
 cd "$RUN"
-"$PYTHON" -c "import venusctl.drivers; from venusctl.model.llama import backend_info
+"$PYTHON" -c "import venusctl.drivers; from venusctl.model.llama.backend import backend_info
 print(backend_info().summary)" || exit 1
 
 if [ "$CPU" -eq 0 ]; then

@@ -10,7 +10,7 @@ Each case runs in a fresh process and loads the model with GPU layers:
 and prints how it ended (a signal is a crash). With `--debugger`, a crashing case is
 run again under cuda-gdb (or gdb) for a backtrace, and the libraries each order
 loads, in load order, are listed side by side (LD_DEBUG=files): the evidence for the
-root cause (see venusctl/model/libraries.py).
+root cause (see venusctl/model/llama/libraries.py).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ VENUSCTL = """
 import sys
 from pathlib import Path
 {first}
-from venusctl.model.llama import LlamaModel, LlamaSettings
+from venusctl.model.llama.backend import LlamaModel, LlamaSettings
 model = LlamaModel(LlamaSettings(Path(sys.argv[1]), Path(sys.argv[2]),
                                  gpu_layers=int(sys.argv[3])), None)
 print("loaded on", model.backend, model.offloaded)

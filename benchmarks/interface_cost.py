@@ -4,7 +4,7 @@
 
 For each screen (phone 1080x2400, desktop 1920x1080 and 2560x1440, browser 1024x768)
 and each interface mode, a 3-step run through `LlamaModel` with the messages venusctl
-builds for that surface (`venusctl.messages.build` with the mode's profile): the
+builds for that surface (`venusctl.interface.messages.build` with the mode's profile): the
 authors' mode sends screenshots unresized and resends the last two; lean caps them at
 1,280 image tokens and resends none. Prints the image tokens per screenshot, the
 first step (nothing cached) and the median of the later steps (prefix reuse), as
@@ -20,11 +20,11 @@ import time
 
 from model_common import median, model_files, screen
 
-from venusctl.actions import Surface
-from venusctl.messages import Turn, build, load_template, system_prompt
+from venusctl.core.actions import Surface
+from venusctl.interface.messages import Turn, build, load_template, system_prompt
+from venusctl.interface.profile import profile_for
 from venusctl.model.base import SamplingOptions
-from venusctl.model.llama import LlamaModel, LlamaSettings, default_threads
-from venusctl.profile import profile_for
+from venusctl.model.llama.backend import LlamaModel, LlamaSettings, default_threads
 
 SCREENS = [
     ("phone 1080x2400", Surface.MOBILE, (1080, 2400)),

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 
-from venusctl.observers import RecordObserver
-from venusctl.record import Recorder, StepRecord
+from venusctl.records.store import Recorder, StepRecord
+from venusctl.run.observers import RecordObserver
 
 
 class TimedRecord(RecordObserver):

@@ -18,9 +18,9 @@ import time
 
 from model_common import model_files, peak_rss_mib, step_messages
 
-from venusctl.actions import Surface
+from venusctl.core.actions import Surface
 from venusctl.model.base import SamplingOptions
-from venusctl.model.llama import LlamaModel, LlamaSettings, default_threads
+from venusctl.model.llama.backend import LlamaModel, LlamaSettings, default_threads
 
 
 def main() -> None:

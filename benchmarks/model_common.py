@@ -27,8 +27,8 @@ from tests.support.tiny_model import (
     ModelFiles,
     ensure_model,
 )
-from venusctl.actions import Surface
-from venusctl.messages import Turn, build, load_template, system_prompt
+from venusctl.core.actions import Surface
+from venusctl.interface.messages import Turn, build, load_template, system_prompt
 from venusctl.model.base import ImagePart, Message
 
 SPECS = {"tiny": TINY, "vocab": TINY_REAL_VOCAB, "grammatical": TINY_GRAMMATICAL,

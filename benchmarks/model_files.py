@@ -4,7 +4,7 @@
 
 1. Reading a GGUF header with the real Qwen3.5 vocabulary size (248,320 tokens and
    as many merges, the arrays that make header reading slow): venusctl's reader
-   (`venusctl.model.gguf_info`) against `gguf.GGUFReader`, median seconds and ratio.
+   (`venusctl.model.files.gguf_header`) against `gguf.GGUFReader`, median seconds and ratio.
 2. SHA-256 verification throughput, and what it costs for the UI-Venus-2-9B Q4_K_M
    download (about 5.5 GB model + 0.9 GB projector).
 Prints medians; writes its files to a temporary folder and removes them.
@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import gguf
 import numpy as np
 
-from venusctl.errors import ModelError
-from venusctl.model.gguf_info import read_info
-from venusctl.model.hub import HubFile, verify
+from venusctl.core.errors import ModelError
+from venusctl.model.files.gguf_header import read_info
+from venusctl.model.files.hub import HubFile, verify
 
 VOCAB = 248_320
 Q4_K_M_BYTES = 5.5e9 + 0.9e9

@@ -24,11 +24,11 @@ import time
 import numpy as np
 from model_common import median, model_files, step_messages
 
-from venusctl.actions import Surface
+from venusctl.core.actions import Surface
 from venusctl.model.base import SamplingOptions
 from venusctl.model.grammar import action_grammar
-from venusctl.model.llama import LlamaModel, LlamaSettings, default_threads
-from venusctl.model.sampler import Sampler
+from venusctl.model.llama.backend import LlamaModel, LlamaSettings, default_threads
+from venusctl.model.llama.sampler import Sampler
 
 OPTIONS = SamplingOptions(max_tokens=120, temperature=0.0)
 

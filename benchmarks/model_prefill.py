@@ -15,9 +15,9 @@ import argparse
 
 from model_common import median, model_files, peak_rss_mib, step_messages
 
-from venusctl.actions import Surface
+from venusctl.core.actions import Surface
 from venusctl.model.base import SamplingOptions
-from venusctl.model.llama import (
+from venusctl.model.llama.backend import (
     DEFAULT_IMAGE_MAX_TOKENS,
     DEFAULT_IMAGE_MIN_TOKENS,
     LlamaModel,

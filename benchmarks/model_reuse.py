@@ -16,9 +16,9 @@ import argparse
 
 from model_common import median, model_files, step_messages
 
-from venusctl.actions import Surface
+from venusctl.core.actions import Surface
 from venusctl.model.base import SamplingOptions
-from venusctl.model.llama import LlamaModel, LlamaSettings
+from venusctl.model.llama.backend import LlamaModel, LlamaSettings
 
 OPTIONS = SamplingOptions(max_tokens=8, temperature=0.0)
 
@@ -60,7 +60,7 @@ def main() -> None:
     cold = LlamaModel(LlamaSettings(files.model, files.mmproj, grammar=False,
                                     prefix_cache=False, gpu_layers=args.gpu_layers),
                       Surface.BROWSER)
-    from venusctl.messages import build
+    from venusctl.interface.messages import build
 
     print(f"model: {args.model} ({warm.name}), history images {args.history_images}")
     print("step  prompt   new  evaluated  ratio   prefill warm   prefill cold")
@@ -93,7 +93,7 @@ def main() -> None:
 def _with_history_images(step: int, count: int, build):
     from model_common import ANSWERS, TASK, screen
 
-    from venusctl.messages import Turn, load_template, system_prompt
+    from venusctl.interface.messages import Turn, load_template, system_prompt
 
     system = system_prompt(load_template(Surface.BROWSER), TASK)
     history = [Turn(ANSWERS[i % len(ANSWERS)], screen(i)) for i in range(step)]

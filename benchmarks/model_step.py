@@ -28,9 +28,14 @@ import time
 
 from model_common import median, model_files, step_messages
 
-from venusctl.actions import Surface
+from venusctl.core.actions import Surface
 from venusctl.model.base import SamplingOptions
-from venusctl.model.llama import LlamaModel, LlamaSettings, default_threads, resolve_gpu_layers
+from venusctl.model.llama.backend import (
+    LlamaModel,
+    LlamaSettings,
+    default_threads,
+    resolve_gpu_layers,
+)
 
 N_CTX = 8192
 

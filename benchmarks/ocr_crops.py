@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PIL import Image
 
 from tests.support.button_crops import BUTTONS, POINT, SCREEN, THEMES, screenshot
-from venusctl.actions import Click
+from venusctl.core.actions import Click
 from venusctl.drivers.base import Element, ScreenContext
 from venusctl.safety.guard import Decision, GuardRequest, Target
 from venusctl.safety.ocr import CROP, TesseractReader, crop_box, prepared

@@ -15,13 +15,13 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 from rich.console import Console
 
-from venusctl import pictures
+from venusctl.core.errors import ExitCode
+from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Screen
-from venusctl.errors import ExitCode
-from venusctl.grid import ScreenSize
-from venusctl.halfblock import HalfBlockImage
-from venusctl.record import Outcome, Recorder, RunInfo, StepRecord, load_run
-from venusctl.report import build_html, write_gif
+from venusctl.present import pictures
+from venusctl.present.halfblock import HalfBlockImage
+from venusctl.present.report import build_html, write_gif
+from venusctl.records.store import Outcome, Recorder, RunInfo, StepRecord, load_run
 
 STEPS = 30
 ACTIONS = ["Click(point=(234, 150))", "Type(content='Ada Lovelace')",

@@ -19,13 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from loop_timing import TimedRecord
 
-from venusctl.agent import Agent, AgentSettings
-from venusctl.drivers.web import WebDriver, WebOptions
+from venusctl.drivers.web.driver import WebDriver, WebOptions
+from venusctl.loop.agent import Agent, AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.record import Recorder, RunInfo
+from venusctl.records.store import Recorder, RunInfo
+from venusctl.run.build import make_guard
 from venusctl.safety.confirm import NonInteractiveConfirmer
-from venusctl.session import make_guard
 from venusctl.sim.web import ShopServer
 
 PHASES = ("observe", "parse", "place", "describe", "guard", "act", "settle", "record")

@@ -26,18 +26,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.web_redteam import VIEWPORT, load_cases, run_case
 from tests.support.web_redteam_site import RedTeamSite
-from venusctl.actions import Surface
-from venusctl.agent import AgentSettings, RunObserver
-from venusctl.drivers.web import WebDriver, WebOptions
-from venusctl.grid import to_grid
+from venusctl.core.actions import Surface
+from venusctl.core.grid import to_grid
+from venusctl.drivers.factory import DriverOptions
+from venusctl.drivers.web.driver import WebDriver, WebOptions
+from venusctl.loop.agent import AgentSettings, RunObserver
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.record import StepRecord
+from venusctl.records.store import StepRecord
+from venusctl.run.build import RunRequest, run_task
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.requests import RequestGate
 from venusctl.safety.setup import SafetyOptions
-from venusctl.session import RunRequest, run_task
-from venusctl.surfaces import DriverOptions
 
 ROUNDS = 3
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from venusctl.actions import Action, Surface, describe
-from venusctl.grid import ScreenSize
+from venusctl.core.actions import Action, Surface, describe
+from venusctl.core.grid import ScreenSize
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -82,9 +82,9 @@ def test_wheel_holds_the_package_and_its_data_only(installed: Installed):
 
 
 def test_wheel_installs_and_runs_outside_the_source_tree(installed: Installed):
-    check = ("import venusctl, venusctl.drivers.web, venusctl.drivers.base, venusctl.sim\n"
-             "from venusctl.messages import load_template\n"
-             "from venusctl.actions import Surface\n"
+    check = ("import venusctl, venusctl.drivers.web.driver, venusctl.drivers.base, venusctl.sim\n"
+             "from venusctl.interface.messages import load_template\n"
+             "from venusctl.core.actions import Surface\n"
              "assert '{task}' in load_template(Surface.MOBILE)\n"
              "print(venusctl.__file__)")
     found = subprocess.run([str(installed.python), "-c", check], capture_output=True, text=True,

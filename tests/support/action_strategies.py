@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from hypothesis import strategies as st
 
-from venusctl.actions import ACTION_SETS, TERMINAL, Action, Surface, Wait, render
+from venusctl.core.actions import ACTION_SETS, TERMINAL, Action, Surface, Wait, render
 
 
 def _readable_url(text: str) -> bool:

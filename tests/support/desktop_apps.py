@@ -104,7 +104,7 @@ def launch_gtk(server: XServer, scenario: str, log: Path, bus: str) -> LoggedApp
 
 def on_accessibility_bus(pid: int, bus: str) -> bool:
     """Whether the process has a showing window on the accessibility bus of `bus`."""
-    from venusctl.drivers.desktop_atspi import ROOT_PATH, STATE_SHOWING, open_atspi
+    from venusctl.drivers.desktop.atspi import ROOT_PATH, STATE_SHOWING, open_atspi
 
     saved = os.environ.get("DBUS_SESSION_BUS_ADDRESS")
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = bus

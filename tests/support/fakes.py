@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
-from venusctl.actions import Action, Surface
+from venusctl.core.actions import Action, Surface
+from venusctl.core.errors import ActionFailed, DeviceError
+from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
-from venusctl.errors import ActionFailed, DeviceError
-from venusctl.grid import ScreenSize
 
 
 def png(width: int = 64, height: int = 48, shade: int = 0) -> bytes:

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from venusctl.agent import AgentSettings
+from venusctl.drivers.factory import DriverOptions
+from venusctl.loop.agent import AgentSettings
 from venusctl.model.base import Completion
-from venusctl.record import Outcome
+from venusctl.records.store import Outcome
+from venusctl.run.build import RunRequest, run_task
 from venusctl.safety.confirm import NonInteractiveConfirmer
-from venusctl.session import RunRequest, run_task
-from venusctl.surfaces import DriverOptions
 
 THOUGHTS = (
     "This is the next step of the task.",

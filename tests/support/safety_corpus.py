@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from venusctl.actions import Surface, parse_action
+from venusctl.core.actions import Surface, parse_action
 from venusctl.drivers.base import ScreenContext
 from venusctl.safety.guard import FOCUS, POINTER, GuardRequest, Target
 from venusctl.safety.policy import Policy, build_policy, load_policy, merge

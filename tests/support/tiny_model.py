@@ -395,7 +395,7 @@ def answer_chain(folder: Path, spec: ModelSpec, vocab: Vocab) -> list[tuple[int,
     back later in the answer keeps its first successor (the biased model sees only
     the current token), so answers should repeat few tokens.
     """
-    from venusctl.model.native import TextModel
+    from venusctl.model.llama.native import TextModel
 
     probe = folder / "vocab-only.gguf"
     write_text_model(probe, spec.text, vocab, np.random.default_rng(0), tensors=False)

@@ -17,17 +17,17 @@ from typing import Any
 import yaml
 
 from tests.support.web_redteam_site import PAGES, Hit, RedTeamSite
-from venusctl.actions import Surface
-from venusctl.agent import AgentSettings
-from venusctl.drivers.web import WebDriver, WebOptions
-from venusctl.grid import ScreenSize, to_grid
+from venusctl.core.actions import Surface
+from venusctl.core.grid import ScreenSize, to_grid
+from venusctl.drivers.factory import DriverOptions
+from venusctl.drivers.web.driver import WebDriver, WebOptions
+from venusctl.loop.agent import AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.record import Outcome
+from venusctl.records.store import Outcome
+from venusctl.run.build import RunRequest, run_task
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.setup import SafetyOptions
-from venusctl.session import RunRequest, run_task
-from venusctl.surfaces import DriverOptions
 
 VIEWPORT = ScreenSize(1280, 800)
 THOUGHT = "Continue with the task."

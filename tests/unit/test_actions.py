@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.actions import (
+from venusctl.core.actions import (
     CallUser,
     Click,
     Drag,
@@ -28,7 +28,7 @@ from venusctl.actions import (
     parse_action,
     render,
 )
-from venusctl.errors import ParseError
+from venusctl.core.errors import ParseError
 
 M, D, B = Surface.MOBILE, Surface.DESKTOP, Surface.BROWSER
 

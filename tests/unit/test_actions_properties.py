@@ -14,8 +14,8 @@ from tests.support.action_strategies import (
     surface_and_action,
     valid_samples,
 )
-from venusctl.actions import ACTION_SETS, Surface, parse, parse_action, render
-from venusctl.errors import ParseError
+from venusctl.core.actions import ACTION_SETS, Surface, parse, parse_action, render
+from venusctl.core.errors import ParseError
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from tests.support.fakes import FakeDriver
-from venusctl.actions import Click, GetUrl, Surface, Type
-from venusctl.agent import Agent, AgentSettings
+from venusctl.core.actions import Click, GetUrl, Surface, Type
+from venusctl.core.errors import ExitCode, ModelError
 from venusctl.drivers.base import Element
-from venusctl.errors import ExitCode, ModelError
+from venusctl.loop.agent import Agent, AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.observers import RecordObserver
-from venusctl.record import Recorder, RunInfo, load_run
+from venusctl.records.store import Recorder, RunInfo, load_run
+from venusctl.run.observers import RecordObserver
 from venusctl.safety.confirm import NonInteractiveConfirmer, TerminalConfirmer
 from venusctl.safety.guard import AllowAllGuard, ConfirmAllGuard, Decision, Verdict
 

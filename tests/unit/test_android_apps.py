@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.drivers.android_apps import (
+from venusctl.core.errors import ActionFailed
+from venusctl.drivers.android.apps import (
     AppIndex,
     AppLauncher,
     LaunchTarget,
@@ -14,7 +15,6 @@ from venusctl.drivers.android_apps import (
     parse_launchables,
     words_of_package,
 )
-from venusctl.errors import ActionFailed
 
 BRIEF = """4 activities found:
   Activity #0:

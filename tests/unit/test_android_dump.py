@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from venusctl.drivers.android_dump import UiDumps
-from venusctl.drivers.android_ui import Node
-from venusctl.errors import DeviceError
+from venusctl.core.errors import DeviceError
+from venusctl.drivers.android.dump import UiDumps
+from venusctl.drivers.android.ui import Node
 
 
 def node(label: str) -> Node:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from venusctl.drivers.android_ui import element_at, focused_element, parse_hierarchy
+from venusctl.drivers.android.ui import element_at, focused_element, parse_hierarchy
 
 pytestmark = pytest.mark.unit
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from venusctl.drivers import android_input as keys
-from venusctl.errors import ActionFailed
+from venusctl.core.errors import ActionFailed
+from venusctl.drivers.android import input as keys
 from venusctl.sim.phone.shell import split_lists, tokenize
 
 PRINTABLE = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=40)

@@ -7,16 +7,18 @@ import struct
 import pytest
 from PIL import Image
 
-from venusctl.drivers.android import parse_focus
-from venusctl.drivers.android_adb import (
+from venusctl.core.errors import ActionFailed, DeviceError, UsageError
+from venusctl.core.grid import ScreenSize
+from venusctl.drivers.android.adb import (
     AdbAddress,
     Attached,
     _split_v2,
     choose_serial,
     server_address,
 )
-from venusctl.drivers.android_devices import parse_details
-from venusctl.drivers.android_screen import (
+from venusctl.drivers.android.devices import parse_details
+from venusctl.drivers.android.driver import parse_focus
+from venusctl.drivers.android.screen import (
     CaptureError,
     Capturer,
     decode_raw,
@@ -24,9 +26,7 @@ from venusctl.drivers.android_screen import (
     parse_density,
     parse_wm_size,
 )
-from venusctl.drivers.android_ui import element_at, node_at, parse_hierarchy, password_regions
-from venusctl.errors import ActionFailed, DeviceError, UsageError
-from venusctl.grid import ScreenSize
+from venusctl.drivers.android.ui import element_at, node_at, parse_hierarchy, password_regions
 
 RED, BLUE = (255, 0, 0), (0, 0, 255)
 
@@ -243,7 +243,7 @@ def test_without_driver_and_without_an_adb_server_ask_for_a_driver(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 
-    from venusctl.surfaces import DriverOptions, choose_driver
+    from venusctl.drivers.factory import DriverOptions, choose_driver
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

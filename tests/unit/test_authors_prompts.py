@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from venusctl import authors_prompts as ap
 from venusctl.cli import run_cli
-from venusctl.doctor import Status, check_prompts
-from venusctl.errors import ExitCode, UsageError
-from venusctl.messages import load_template, system_prompt
-from venusctl.run_interface import prompt_source
+from venusctl.core.errors import ExitCode, UsageError
+from venusctl.doctor.machine import Status, check_prompts
+from venusctl.interface import authors_prompts as ap
+from venusctl.interface.choice import prompt_source
+from venusctl.interface.messages import load_template, system_prompt
 
 MOBILE = '''"""An example harness."""
 import os

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from venusctl.cli import run_cli
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
 from venusctl.safety.policy import load_policy
 
 pytestmark = pytest.mark.unit

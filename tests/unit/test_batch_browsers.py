@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import venusctl.batch_browsers as batch_browsers
-from venusctl.batch_browsers import BatchBrowsers, WorkerBrowsers, browser_key
-from venusctl.errors import DeviceError
-from venusctl.surfaces import DriverOptions
+import venusctl.batch.browsers as batch_browsers
+from venusctl.batch.browsers import BatchBrowsers, WorkerBrowsers, browser_key
+from venusctl.core.errors import DeviceError
+from venusctl.drivers.factory import DriverOptions
 
 
 class FakeContext:
@@ -71,7 +71,8 @@ class FakeChromium:
 def chromium(monkeypatch) -> FakeChromium:
     fake = FakeChromium()
     monkeypatch.setattr(WorkerBrowsers, "_chromium", lambda self: fake)
-    monkeypatch.setattr("venusctl.drivers.web.find_browser", lambda explicit, bundled: explicit)
+    monkeypatch.setattr("venusctl.drivers.web.driver.find_browser",
+                        lambda explicit, bundled: explicit)
     return fake
 
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.checks import CheckContext, run_checks
-from venusctl.drivers.android_adb import AdbAddress
-from venusctl.errors import ModelError, UsageError
+from venusctl.batch.checks import CheckContext, run_checks
+from venusctl.batch.pool import PhoneSpec, PoolOptions, SlotPool, build_slots
+from venusctl.batch.results import Attempt, ResultsWriter, TaskResult, read_results, summarise
+from venusctl.batch.taskfile import Check, TaskSpec
+from venusctl.core.errors import ModelError, UsageError
+from venusctl.drivers.android.adb import AdbAddress
 from venusctl.model.base import Completion, SamplingOptions
-from venusctl.model_pool import Balancer, SharedModel, SpreadModel
-from venusctl.pool import PhoneSpec, PoolOptions, SlotPool, build_slots
-from venusctl.results import Attempt, ResultsWriter, TaskResult, read_results, summarise
-from venusctl.session import ModelOptions
-from venusctl.taskfile import Check, TaskSpec
+from venusctl.model.pool import Balancer, SharedModel, SpreadModel
+from venusctl.run.build import ModelOptions
 
 
 def spec(driver: str = "web", device: str | None = None, task_id: str = "t") -> TaskSpec:
@@ -182,7 +182,7 @@ def test_the_live_display_shows_running_tasks_and_a_line_per_result():
 
     from rich.console import Console
 
-    from venusctl.batch_display import BatchDisplay, summary_table
+    from venusctl.batch.display import BatchDisplay, summary_table
 
     stream = io.StringIO()
     display = BatchDisplay(Console(file=stream, force_terminal=True, width=120), live=True)

@@ -15,9 +15,9 @@ from venusctl.cache.fingerprint import distance, fingerprint, pixel_digest
 from venusctl.cache.key import TrajectoryKey, normalise_task, place_of
 from venusctl.cache.options import DEFAULT_MAX_DISTANCE, CacheMode, resolve_cache
 from venusctl.cache.store import CacheUnusable, TrajectoryStore
+from venusctl.core.errors import UsageError
+from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Screen, ScreenContext
-from venusctl.errors import UsageError
-from venusctl.grid import ScreenSize
 
 
 def page(boxes: list[tuple[int, int, int, int]], text: str = "", size=(320, 200)) -> bytes:

@@ -11,18 +11,18 @@ import pytest
 from PIL import Image, ImageDraw
 
 from tests.support.keyring_env import file_keyring_backend
-from venusctl.actions import Action, Surface, Type
 from venusctl.cache import CacheMode, CacheOptions
+from venusctl.core.actions import Action, Surface, Type
+from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
-from venusctl.grid import ScreenSize
+from venusctl.drivers.factory import DriverOptions
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.record import load_run
+from venusctl.records.store import load_run
+from venusctl.run.build import ModelOptions, RunRequest, run_task
 from venusctl.safety.confirm import NonInteractiveConfirmer
+from venusctl.safety.secrets import SecretStore
 from venusctl.safety.setup import SafetyOptions
-from venusctl.secrets import SecretStore
-from venusctl.session import ModelOptions, RunRequest, run_task
-from venusctl.surfaces import DriverOptions
 
 TASK = "Put the blue one in the cart."
 
@@ -293,6 +293,6 @@ def test_a_typed_secret_is_stored_as_its_placeholder_only(tmp_path, file_keyring
 
 
 def _settings(**values):
-    from venusctl.agent import AgentSettings
+    from venusctl.loop.agent import AgentSettings
 
     return AgentSettings(**values)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 from tests.support.fakes import FakeDriver
-from venusctl.agent import Agent, AgentSettings
 from venusctl.cli import run_cli
+from venusctl.loop.agent import Agent, AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.observers import RecordObserver
-from venusctl.record import Recorder, RunInfo
+from venusctl.records.store import Recorder, RunInfo
+from venusctl.run.observers import RecordObserver
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.guard import AllowAllGuard
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from venusctl.drivers.desktop_atspi_window import (
+from venusctl.drivers.desktop.atspi_window import (
     STATE_IS_DEFAULT,
     STATE_MODAL,
     STATE_SELECTED,
@@ -16,7 +16,7 @@ from venusctl.drivers.desktop_atspi_window import (
     selected_items,
     window_facts,
 )
-from venusctl.drivers.desktop_terminals import is_terminal
+from venusctl.drivers.desktop.terminals import is_terminal
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from venusctl.drivers.desktop_keys import (
+from venusctl.drivers.desktop.keys import (
     TextChunk,
     case_runs,
     is_modifier,

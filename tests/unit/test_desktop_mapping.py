@@ -7,14 +7,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from venusctl.actions import Click, Surface
-from venusctl.drivers.desktop_geometry import (
+from venusctl.core.actions import Click, Surface
+from venusctl.core.grid import ScreenSize, to_pixels
+from venusctl.drivers.desktop.geometry import (
     Monitor,
     PointerMap,
     avoid_corners,
     choose_monitor,
 )
-from venusctl.grid import ScreenSize, to_pixels
 
 
 def mapping(left: int, top: int, width: int, height: int, scale: float) -> PointerMap:

@@ -6,8 +6,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from venusctl.drivers.desktop_input import Input
-from venusctl.drivers.desktop_release import contains, neutral_point
+from venusctl.drivers.desktop.input import Input
+from venusctl.drivers.desktop.release import contains, neutral_point
 
 pytestmark = pytest.mark.unit
 

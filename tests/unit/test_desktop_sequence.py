@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.fakes import FakeDriver
-from venusctl.actions import Click, Sequence, Surface, Type
-from venusctl.agent import Agent, AgentSettings
+from venusctl.core.actions import Click, Sequence, Surface, Type
+from venusctl.loop.agent import Agent, AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.record import Recorder, RunInfo
+from venusctl.records.store import Recorder, RunInfo
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.guard import AllowAllGuard
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from venusctl.config import ModelConfig
-from venusctl.doctor import (
+from venusctl.doctor.machine import (
     GIB,
     Check,
     Status,
@@ -17,7 +16,8 @@ from venusctl.doctor import (
     check_keyring,
     check_memory,
 )
-from venusctl.doctor_model import check_headers, check_llama_build, check_model_files
+from venusctl.doctor.model import check_headers, check_llama_build, check_model_files
+from venusctl.model.settings import ModelConfig
 
 ADB_OUTPUT = """* daemon started successfully
 List of devices attached
@@ -81,7 +81,7 @@ def test_display_probe_failure_and_missing_xdotool():
 
 
 def test_browser_found_missing_and_broken():
-    from venusctl.errors import DeviceError
+    from venusctl.core.errors import DeviceError
 
     def missing():
         raise DeviceError("no browser found: install chromium (apt install chromium)")
@@ -163,7 +163,7 @@ def test_a_backend_that_crashes_is_reported_not_fatal(monkeypatch, tmp_path):
     """The load runs in a child process: a segfault there is a failed check here."""
     import subprocess
 
-    from venusctl import doctor_model
+    from venusctl.doctor import model as doctor_model
 
     calls = []
 
@@ -182,7 +182,7 @@ def test_a_loaded_model_says_where_it_runs(monkeypatch, tmp_path):
     import json
     import subprocess
 
-    from venusctl import doctor_model
+    from venusctl.doctor import model as doctor_model
 
     result = {"ok": True, "backend": "CUDA", "gpu_layers": -1, "offloaded": [33, 33],
               "load_s": 2.5, "first_token_s": 0.4}
@@ -194,8 +194,8 @@ def test_a_loaded_model_says_where_it_runs(monkeypatch, tmp_path):
 
 
 def test_gpu_layers_default_to_all_where_the_build_can_offload():
-    from venusctl.model.llama import backend_label, resolve_gpu_layers
-    from venusctl.model.native import BackendInfo
+    from venusctl.model.llama.backend import backend_label, resolve_gpu_layers
+    from venusctl.model.llama.native import BackendInfo
 
     cpu = BackendInfo(("CPU",), False, "")
     cuda = BackendInfo(("CUDA0", "CPU"), True, "", ("CUDA",))

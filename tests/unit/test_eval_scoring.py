@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
+from venusctl.core.grid import ScreenSize
 from venusctl.evals.dataset import LoadOptions, Sample, load_dataset
 from venusctl.evals.scoring import Tally, is_correct
-from venusctl.grid import ScreenSize
 
 SIZE = ScreenSize(1000, 500)
 

@@ -8,8 +8,8 @@ import gguf
 import numpy as np
 import pytest
 
-from venusctl.errors import UsageError
-from venusctl.model.gguf_info import ArraySummary, read_info, summary
+from venusctl.core.errors import UsageError
+from venusctl.model.files.gguf_header import ArraySummary, read_info, summary
 
 
 def text_model(path: Path, tokens: int = 300) -> Path:

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 from tests.support.action_strategies import actions
 from tests.support.tiny_model import TINY, ensure_model
-from venusctl.actions import ACTION_SETS, Surface, parse, parse_action, render
-from venusctl.errors import ParseError
+from venusctl.core.actions import ACTION_SETS, Surface, parse, parse_action, render
+from venusctl.core.errors import ParseError
 from venusctl.model.base import SamplingOptions
 from venusctl.model.grammar import GrammarOptions, _int_range, action_grammar
-from venusctl.model.native import TextModel
-from venusctl.model.sampler import Sampler
+from venusctl.model.llama.native import TextModel
+from venusctl.model.llama.sampler import Sampler
 
 # The `raw_response` of every turn in the authors' own example run
 # (inclusionAI/UI-Venus, models/mobile/examples/example_output.json).
@@ -79,7 +79,7 @@ def accepts(vocab: TextModel, grammar: str, text: str) -> bool:
     """Whether llama.cpp's grammar engine takes `text` as a complete answer.
 
     The tiny vocabulary spells a Chinese character in byte tokens, which the sampler
-    refuses under a grammar as a matter of token policy (`venusctl.model.utf8`; the
+    refuses under a grammar as a matter of token policy (`venusctl.model.llama.utf8`; the
     real vocabulary has common characters as whole tokens), so here the grammar alone
     judges: llama.cpp assembles the bytes and matches the whole character.
     """

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from venusctl.actions import Click, Drag, Sequence, Surface, Type, WheelScroll
-from venusctl.grid import ScreenSize, to_grid, to_pixel, to_pixels
+from venusctl.core.actions import Click, Drag, Sequence, Surface, Type, WheelScroll
+from venusctl.core.grid import ScreenSize, to_grid, to_pixel, to_pixels
 
 PHONE = ScreenSize(1080, 2400)
 DESKTOP = ScreenSize(1920, 1080)

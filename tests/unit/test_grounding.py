@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from venusctl.actions import Surface
-from venusctl.errors import ParseError
-from venusctl.grid import ScreenSize
-from venusctl.grounding import POINT_GRAMMAR, ground, parse_point
+from venusctl.core.actions import Surface
+from venusctl.core.errors import ParseError
+from venusctl.core.grid import ScreenSize
 from venusctl.model.base import Completion, ImagePart, Message, SamplingOptions
+from venusctl.model.grounding import POINT_GRAMMAR, ground, parse_point
 from venusctl.model.scripted import ScriptedModel
 
 IMAGE = ImagePart(b"\x89PNG fake", "image/png")

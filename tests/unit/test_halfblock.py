@@ -5,7 +5,7 @@ from __future__ import annotations
 from PIL import Image
 from rich.console import Console
 
-from venusctl.halfblock import UPPER_HALF, HalfBlockImage, cell_size, rows_of
+from venusctl.present.halfblock import UPPER_HALF, HalfBlockImage, cell_size, rows_of
 
 
 def test_cell_size_keeps_the_aspect_ratio():

@@ -10,11 +10,11 @@ from rich.console import Console
 
 from tests.support.cli import write_answers
 from venusctl.cli import run_cli
-from venusctl.errors import ExitCode, UsageError
-from venusctl.observers import ConsoleProgress
-from venusctl.profile import LEAN_IMAGE_MAX_TOKENS, choose_mode, profile_for
-from venusctl.record import RunInfo
-from venusctl.run_interface import resolve_interface
+from venusctl.core.errors import ExitCode, UsageError
+from venusctl.interface.choice import resolve_interface
+from venusctl.interface.profile import LEAN_IMAGE_MAX_TOKENS, choose_mode, profile_for
+from venusctl.records.store import RunInfo
+from venusctl.run.observers import ConsoleProgress
 
 
 @pytest.mark.parametrize(("requested", "backend", "gpu", "mode", "why"), [

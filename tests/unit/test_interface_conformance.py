@@ -4,7 +4,7 @@ For each surface a 3-step run goes through the real session (`run_task`: profile
 prompt, message layout, sampling) twice: once into a recording local backend (the
 messages and decoding options llama.cpp would get) and once into the server backend
 over a mock transport (the exact JSON body). Each fact of the authors' per-surface
-profile (shared/docs/model-interface.md, `venusctl.profile`) has its own test, named
+profile (shared/docs/model-interface.md, `venusctl.interface.profile`) has its own test, named
 after it; the expected values are written out here from the authors' harness
 (inclusionAI/UI-Venus at 81945ac), not read back from venusctl's profile.
 """
@@ -23,16 +23,16 @@ import pytest
 from PIL import Image
 
 from tests.support.fakes import FakeDriver
-from venusctl.actions import Surface
+from venusctl.core.actions import Surface
+from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Screen
-from venusctl.grid import ScreenSize
-from venusctl.grounding import ground
+from venusctl.drivers.factory import DriverOptions
 from venusctl.model.base import Completion, ImagePart, Message, SamplingOptions, TextPart
+from venusctl.model.grounding import ground
 from venusctl.model.scripted import ScriptedModel
 from venusctl.model.server import ServerModel, ServerSettings
+from venusctl.run.build import ModelOptions, RunRequest, run_task
 from venusctl.safety.confirm import NonInteractiveConfirmer
-from venusctl.session import ModelOptions, RunRequest, run_task
-from venusctl.surfaces import DriverOptions
 
 M, D, B = Surface.MOBILE, Surface.DESKTOP, Surface.BROWSER
 SURFACES = [M, D, B]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from venusctl.model.llama import _snapshot_points
-from venusctl.model.utf8 import whole_characters
-from venusctl.model.vision import Unit
+from venusctl.model.llama.backend import _snapshot_points
+from venusctl.model.llama.utf8 import whole_characters
+from venusctl.model.llama.vision import Unit
 
 
 def units(layout: str) -> list[Unit]:

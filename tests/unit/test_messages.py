@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.actions import ACTION_SETS, POINT_KEY, Surface
-from venusctl.errors import UsageError
-from venusctl.messages import (
+from venusctl.core.actions import ACTION_SETS, POINT_KEY, Surface
+from venusctl.core.errors import UsageError
+from venusctl.interface.messages import (
     Turn,
     build,
     grounding,

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.config import (
+from venusctl.core.errors import UsageError
+from venusctl.model.select import backend
+from venusctl.model.settings import (
     DEFAULT_QUANT,
     DEFAULT_REPO,
     config_path,
     read_config_file,
     resolve,
 )
-from venusctl.errors import UsageError
-from venusctl.model.select import backend
 
 
 def write(path: Path, text: str) -> Path:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.errors import ModelError, UsageError
-from venusctl.model.hub import (
+from venusctl.core.errors import ModelError, UsageError
+from venusctl.model.files.hub import (
     HubFile,
     available_quants,
     cached_models,

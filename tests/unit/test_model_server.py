@@ -10,8 +10,8 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
-from venusctl.actions import Surface
-from venusctl.errors import ModelError, UsageError
+from venusctl.core.actions import Surface
+from venusctl.core.errors import ModelError, UsageError
 from venusctl.model.base import ImagePart, Message, SamplingOptions, TextPart
 from venusctl.model.select import api_key
 from venusctl.model.server import ServerModel, ServerSettings, base_url, public_url

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from venusctl.model.prefix_cache import PrefixCache, Snapshot
+from venusctl.model.llama.prefix_cache import PrefixCache, Snapshot
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from venusctl.errors import ExitCode
-from venusctl.observers import ConsoleProgress
-from venusctl.record import Outcome, RunInfo, StepRecord
+from venusctl.core.errors import ExitCode
+from venusctl.records.store import Outcome, RunInfo, StepRecord
+from venusctl.run.observers import ConsoleProgress
 
 INFO = RunInfo("r1", "task", "browser", "web", "scripted", Path("/tmp/r1"),
                settings={"max_steps": 30})

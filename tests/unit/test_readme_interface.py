@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from venusctl.profile import SURFACES, TABLE, table_markdown
+from venusctl.interface.profile import SURFACES, TABLE, table_markdown
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -10,11 +10,11 @@ import pytest
 from PIL import Image
 
 from tests.support.fakes import png
+from venusctl.core.errors import ExitCode, UsageError
+from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Screen
-from venusctl.errors import ExitCode, UsageError
-from venusctl.grid import ScreenSize
-from venusctl.record import Outcome, Recorder, RunInfo, StepRecord, load_run
-from venusctl.report import build_html, write_gif, write_report
+from venusctl.present.report import build_html, write_gif, write_report
+from venusctl.records.store import Outcome, Recorder, RunInfo, StepRecord, load_run
 
 
 def recorded_run(tmp_path, task="order <b>milk</b> & eggs"):

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from venusctl.core.errors import NeedsUser, PolicyDenied
 from venusctl.drivers.base import HeldRequest
-from venusctl.errors import NeedsUser, PolicyDenied
-from venusctl.record import StepRecord
+from venusctl.records.store import StepRecord
 from venusctl.safety.confirm import ConfirmRequest, NonInteractiveConfirmer, Reply
 from venusctl.safety.guard import Decision
 from venusctl.safety.policy import load_policy

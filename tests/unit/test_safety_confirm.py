@@ -9,14 +9,14 @@ import pytest
 from PIL import Image
 
 from tests.support.fakes import FakeDriver
-from venusctl.actions import Click, Type
-from venusctl.agent import Agent, AgentSettings
+from venusctl.core.actions import Click, Type
+from venusctl.core.errors import ExitCode
 from venusctl.drivers.base import Element, ScreenContext
-from venusctl.errors import ExitCode
+from venusctl.loop.agent import Agent, AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.observers import RecordObserver
-from venusctl.record import Recorder, RunInfo, load_run
+from venusctl.records.store import Recorder, RunInfo, load_run
+from venusctl.run.observers import RecordObserver
 from venusctl.safety.confirm import (
     ConfirmRequest,
     NonInteractiveConfirmer,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.actions import Surface, parse_action
+from venusctl.core.actions import Surface, parse_action
+from venusctl.core.errors import UsageError
 from venusctl.drivers.base import Element, ScreenContext
-from venusctl.errors import UsageError
 from venusctl.safety.detect import has_card_number, is_one_time_code
 from venusctl.safety.guard import Decision, GuardRequest
 from venusctl.safety.policy import load_policy

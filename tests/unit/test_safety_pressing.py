@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from tests.support.fakes import FakeDriver
-from venusctl.actions import Surface, parse_action
-from venusctl.agent import Agent
+from venusctl.core.actions import Surface, parse_action
+from venusctl.core.errors import DeviceError, ExitCode
 from venusctl.drivers.base import Element, ScreenContext
-from venusctl.errors import DeviceError, ExitCode
+from venusctl.loop.agent import Agent
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.observers import RecordObserver
-from venusctl.record import Recorder, RunInfo, load_run
+from venusctl.records.store import Recorder, RunInfo, load_run
+from venusctl.run.observers import RecordObserver
 from venusctl.safety.commands import compile_spec, matching, pipelines
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.guard import FOCUS, POINTER, Decision, GuardRequest, Target
@@ -214,7 +214,7 @@ def test_unfinished_quotes_and_odd_text_still_parse():
 
 
 def test_a_policy_with_a_bad_command_spec_is_a_usage_error(tmp_path: Path):
-    from venusctl.errors import UsageError
+    from venusctl.core.errors import UsageError
 
     path = tmp_path / "p.yaml"
     path.write_text("rules:\n  - {id: x, verdict: confirm, when: {command: ['| sh']}}\n",

@@ -8,17 +8,17 @@ import pytest
 
 from tests.support.fakes import FakeDriver
 from tests.support.keyring_env import file_keyring_backend
-from venusctl.actions import Type
+from venusctl.core.actions import Type
+from venusctl.core.errors import UsageError
 from venusctl.drivers.base import Element, ScreenContext
-from venusctl.errors import UsageError
+from venusctl.drivers.factory import DriverOptions
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.record import load_run
+from venusctl.records.store import load_run
+from venusctl.run.build import RunRequest, run_task
 from venusctl.safety.confirm import NonInteractiveConfirmer
+from venusctl.safety.secrets import SecretStore
 from venusctl.safety.setup import SafetyOptions
-from venusctl.secrets import SecretStore
-from venusctl.session import RunRequest, run_task
-from venusctl.surfaces import DriverOptions
 
 VALUE = "Wq9-canary-7781"
 

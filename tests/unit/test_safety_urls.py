@@ -86,8 +86,8 @@ def test_a_replayed_records_non_web_start_address_needs_a_person(tmp_path, capsy
 def test_a_launch_to_anything_but_a_web_address_never_reaches_the_guard(url):
     """The parser refuses it (the refusal is fed back to the model), so no policy has to
     know every scheme a browser could run."""
-    from venusctl.actions import Surface, parse_action
-    from venusctl.errors import ParseError
+    from venusctl.core.actions import Surface, parse_action
+    from venusctl.core.errors import ParseError
 
     with pytest.raises(ParseError, match=r"http or https|not a valid address"):
         parse_action(f"Launch(url='{url}')", Surface.BROWSER)

@@ -9,10 +9,10 @@ import json
 import pyte
 import pytest
 
-from venusctl.record import StepRecord
+from venusctl.records.store import StepRecord
 from venusctl.safety.confirm import ConfirmRequest, TerminalConfirmer, confirm_lines
 from venusctl.safety.sanitize import json_text, shown, shown_line
-from venusctl.tui_modals import confirm_text
+from venusctl.tui.modals import confirm_text
 
 pytestmark = pytest.mark.unit
 
@@ -100,7 +100,7 @@ def test_a_question_keeps_its_lines_but_none_of_its_controls():
 def test_the_progress_line_escapes_the_action_the_target_and_the_error():
     from rich.console import Console
 
-    from venusctl.observers import ConsoleProgress
+    from venusctl.run.observers import ConsoleProgress
 
     record = StepRecord(step=1, started_at=0.0, action=f"Type(content='{ERASE_AND_LIE}')",
                         element={"name": f"Pay{RTL} [bold]now"}, error=f"boom {OSC_52}",

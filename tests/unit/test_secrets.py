@@ -10,15 +10,15 @@ from PIL import Image, ImageStat
 
 from tests.support.fakes import FakeDriver
 from tests.support.keyring_env import file_keyring_backend
-from venusctl.actions import Sequence, Surface, Type
 from venusctl.cli import run_cli
+from venusctl.core.actions import Sequence, Surface, Type
+from venusctl.core.errors import ActionFailed, DeviceError, UsageError
+from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Element, Screen
-from venusctl.errors import ActionFailed, DeviceError, UsageError
-from venusctl.grid import ScreenSize
-from venusctl.record import StepRecord
+from venusctl.records.store import StepRecord
 from venusctl.safety.redact import RedactingObservers, Redactor, install_log_filter
 from venusctl.safety.secret_driver import SecretDriver
-from venusctl.secrets import SecretStore, names_in, placeholder
+from venusctl.safety.secrets import SecretStore, names_in, placeholder
 
 VALUE = "c4n4ry-Zq81-value"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.errors import UsageError
-from venusctl.taskfile import Check, load_task_file, read_task_file, resolve_tasks
+from venusctl.batch.taskfile import Check, load_task_file, read_task_file, resolve_tasks
+from venusctl.core.errors import UsageError
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

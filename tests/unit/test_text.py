@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from venusctl.text import first_line, one_line
+from venusctl.core.text import first_line, one_line
 
 
 def test_one_line_flattens_and_clips():

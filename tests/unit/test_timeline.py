@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from venusctl import timeline
+from venusctl.present import timeline
 
 STEPS = [
     {"step": 1, "timings": {"observe": 0.5, "model": 2.0, "act": 0.5}},

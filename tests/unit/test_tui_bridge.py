@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from venusctl.tui_bridge import TAKEOVER_NOTE, Ask, Control, LiveBridge
+from venusctl.tui.bridge import TAKEOVER_NOTE, Ask, Control, LiveBridge
 
 
 def in_thread(target):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import base64
 
-from venusctl.drivers.web_describe import MAX_LABEL, clean_label, element_from
-from venusctl.drivers.web_gate import _placed, held_request
+from venusctl.drivers.web.describe import MAX_LABEL, clean_label, element_from
+from venusctl.drivers.web.gate import _placed, held_request
 
 
 def paused(**request: object) -> dict:

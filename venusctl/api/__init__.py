@@ -19,7 +19,6 @@ Without a confirmer a gated action fails closed (exit code 3 in `run.outcome`), 
 run without a terminal does. See the README's "Python API" section.
 """
 
-from venusctl.agent import AgentSettings, RunObserver, StepGate
 from venusctl.api.agent import Agent
 from venusctl.api.confirmers import CallbackConfirmer, as_confirmer
 from venusctl.api.events import (
@@ -36,8 +35,7 @@ from venusctl.api.events import (
     StepStarted,
 )
 from venusctl.api.stream import Run
-from venusctl.drivers.base import Screen
-from venusctl.errors import (
+from venusctl.core.errors import (
     Aborted,
     DeviceError,
     ExitCode,
@@ -47,10 +45,14 @@ from venusctl.errors import (
     UsageError,
     VenusError,
 )
-from venusctl.grounding import GroundResult
+from venusctl.drivers.base import Screen
+from venusctl.drivers.factory import DriverOptions
+from venusctl.loop.agent import AgentSettings, RunObserver, StepGate
 from venusctl.model.base import SamplingOptions
-from venusctl.oneshot import ActResult
-from venusctl.record import Outcome, RunInfo, StepRecord
+from venusctl.model.grounding import GroundResult
+from venusctl.records.store import Outcome, RunInfo, StepRecord
+from venusctl.run.build import ModelOptions, RunRequest
+from venusctl.run.oneshot import ActResult
 from venusctl.safety.confirm import (
     Confirmer,
     ConfirmRequest,
@@ -59,8 +61,6 @@ from venusctl.safety.confirm import (
     TerminalConfirmer,
 )
 from venusctl.safety.setup import SafetyOptions
-from venusctl.session import ModelOptions, RunRequest
-from venusctl.surfaces import DriverOptions
 
 __all__ = [
     "Aborted",

@@ -6,7 +6,7 @@
         agent.act("Click(point=(500, 500))")
 
 Everything goes through the same code as the command line: `run` is
-`venusctl.session`'s run (record, guard, secrets), `act` the same parse, place and
+`venusctl.run.build`'s run (record, guard, secrets), `act` the same parse, place and
 guard as `venusctl act`, `ground` the model's grounding mode. The surface and the
 model are opened on first use and stay open until `close()` (or the end of the
 `with` block), so consecutive calls see the same page, phone screen or desktop.
@@ -17,21 +17,18 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from venusctl.actions import Surface
-from venusctl.agent import AgentSettings, RunObserver, StepGate
 from venusctl.api.confirmers import Decide, as_confirmer
 from venusctl.api.stream import Body, Run
+from venusctl.core.actions import Surface
+from venusctl.core.errors import UsageError
 from venusctl.drivers.base import Driver, DriverWrapper, Screen
-from venusctl.errors import UsageError
-from venusctl.grounding import GroundResult, ground
-from venusctl.grounding_run import annotate, image_kind, shot_from_file, shot_of, surface_named
+from venusctl.drivers.factory import DriverOptions, choose_driver, open_driver, surface_of
+from venusctl.interface.profile import InterfaceProfile
+from venusctl.loop.agent import AgentSettings, RunObserver, StepGate
 from venusctl.model.base import Model
-from venusctl.oneshot import ActResult, act_on, save_screen
-from venusctl.profile import InterfaceProfile
-from venusctl.record import default_runs_dir
-from venusctl.safety.confirm import Confirmer
-from venusctl.safety.setup import SafetyOptions, protected
-from venusctl.session import (
+from venusctl.model.grounding import GroundResult, ground
+from venusctl.records.store import default_runs_dir
+from venusctl.run.build import (
     ModelOptions,
     RunRequest,
     check_request,
@@ -40,7 +37,10 @@ from venusctl.session import (
     run_checked,
     start_cache,
 )
-from venusctl.surfaces import DriverOptions, choose_driver, open_driver, surface_of
+from venusctl.run.ground import annotate, image_kind, shot_from_file, shot_of, surface_named
+from venusctl.run.oneshot import ActResult, act_on, save_screen
+from venusctl.safety.confirm import Confirmer
+from venusctl.safety.setup import SafetyOptions, protected
 
 
 class Agent:

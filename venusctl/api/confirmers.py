@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from venusctl.errors import NeedsUser
+from venusctl.core.errors import NeedsUser
 from venusctl.safety.confirm import (
     Confirmer,
     ConfirmRequest,

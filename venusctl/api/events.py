@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from venusctl.drivers.base import Screen
-from venusctl.record import Outcome, RunInfo, StepRecord
+from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import ConfirmRequest, Reply
 
 

@@ -1,6 +1,6 @@
 """A run as an iterator of events, in the caller's own thread.
 
-The loop (`venusctl.agent.Agent`) calls observer hooks; a program wants to pull
+The loop (`venusctl.loop.agent.Agent`) calls observer hooks; a program wants to pull
 events with a `for` loop. The loop therefore runs in a greenlet of the caller's
 thread: each hook switches back to the caller with an event, and the next
 iteration switches into the loop again. Nothing runs concurrently, so the
@@ -17,7 +17,6 @@ from typing import Any
 
 import greenlet
 
-from venusctl.agent import RunObserver
 from venusctl.api.events import (
     ConfirmationAnswered,
     ConfirmationAsked,
@@ -31,8 +30,9 @@ from venusctl.api.events import (
     StepFinished,
     StepStarted,
 )
-from venusctl.errors import NeedsUser
-from venusctl.record import Outcome, RunInfo, StepRecord
+from venusctl.core.errors import NeedsUser
+from venusctl.loop.agent import RunObserver
+from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
 
 log = logging.getLogger(__name__)

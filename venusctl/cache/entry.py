@@ -20,10 +20,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from venusctl.actions import Answer, Finished, Sequence, Surface, parse, render
 from venusctl.cache.fingerprint import is_fingerprint
 from venusctl.cache.key import TrajectoryKey
-from venusctl.errors import ParseError
+from venusctl.core.actions import Answer, Finished, Sequence, Surface, parse, render
+from venusctl.core.errors import ParseError
 
 SCHEMA = "venusctl.trajectory/1"
 ELEMENT_KEYS = ("role", "name", "text")

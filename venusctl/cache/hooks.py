@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from venusctl.agent import RunObserver
 from venusctl.drivers.base import Driver, DriverWrapper, Screen
+from venusctl.loop.agent import RunObserver
 from venusctl.model.base import Completion, Message, Model, OnText, SamplingOptions
-from venusctl.record import Outcome, RunInfo, StepRecord
+from venusctl.records.store import Outcome, RunInfo, StepRecord
 
 if TYPE_CHECKING:
     from venusctl.cache.run import CacheRun

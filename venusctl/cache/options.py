@@ -18,7 +18,7 @@ from typing import Any
 
 from platformdirs import user_data_path
 
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
 
 MODE_ENV = "VENUSCTL_CACHE"
 DIR_ENV = "VENUSCTL_CACHE_DIR"
@@ -115,7 +115,7 @@ def read_cache_config() -> dict[str, Any]:
     """The config file's `[cache]` table, checked (unknown keys are a usage error)."""
     import tomllib
 
-    from venusctl.config import config_path
+    from venusctl.model.settings import config_path
 
     path = config_path()
     try:

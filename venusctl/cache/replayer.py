@@ -16,11 +16,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from venusctl.actions import Surface, parse
 from venusctl.cache.entry import CachedStep, Trajectory, element_label
 from venusctl.cache.fingerprint import Prints, distance
+from venusctl.core.actions import Surface, parse
+from venusctl.core.grid import to_pixels
 from venusctl.drivers.base import Screen
-from venusctl.grid import to_pixels
 from venusctl.model.base import Message
 from venusctl.safety.targets import describe_targets, first_element
 

@@ -17,8 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from venusctl.actions import Surface, normalize_answer
-from venusctl.agent import RunObserver
 from venusctl.cache.entry import CachedStep, Trajectory, element_label
 from venusctl.cache.fingerprint import Prints, prints, warm_up
 from venusctl.cache.hooks import REPLAYED, CachedModel, ScreenWatch, TrajectoryObserver
@@ -26,10 +24,12 @@ from venusctl.cache.key import TrajectoryKey
 from venusctl.cache.options import CacheMode, CacheOptions
 from venusctl.cache.replayer import Replayer
 from venusctl.cache.store import CacheUnusable, TrajectoryStore
+from venusctl.core.actions import Surface, normalize_answer
+from venusctl.core.text import one_line
 from venusctl.drivers.base import Driver, Screen
+from venusctl.loop.agent import RunObserver
 from venusctl.model.base import Message, Model
-from venusctl.record import Outcome, RunInfo, StepRecord
-from venusctl.text import one_line
+from venusctl.records.store import Outcome, RunInfo, StepRecord
 
 Warn = Callable[[str], None]
 SUCCESS = ("finished", "answered")

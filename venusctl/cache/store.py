@@ -19,8 +19,8 @@ from pathlib import Path
 
 from venusctl.cache.entry import EntryError, Trajectory, read_entry
 from venusctl.cache.key import TrajectoryKey
-from venusctl.errors import UsageError
-from venusctl.text import first_line
+from venusctl.core.errors import UsageError
+from venusctl.core.text import first_line
 
 SUFFIX = ".json"
 MAX_ENTRY_BYTES = 16 * 1024 * 1024

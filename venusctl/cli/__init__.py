@@ -13,7 +13,7 @@ from types import FrameType
 
 import typer
 
-from venusctl.errors import ExitCode, VenusError
+from venusctl.core.errors import ExitCode, VenusError
 
 EXIT_CODES = """\
 Exit codes: 0 task finished; 1 task failed or budget exhausted; 2 usage or

@@ -36,10 +36,10 @@ from venusctl.cli.model_options import (
 from venusctl.safety.sanitize import json_text
 
 if TYPE_CHECKING:
-    from venusctl.batch import BatchReport
-    from venusctl.batch_display import BatchDisplay
-    from venusctl.pool import PoolOptions
-    from venusctl.results import TaskResult
+    from venusctl.batch.display import BatchDisplay
+    from venusctl.batch.pool import PoolOptions
+    from venusctl.batch.results import TaskResult
+    from venusctl.batch.runner import BatchReport
 
 POOL = "Surfaces"
 ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", "-j", min=1, rich_help_panel=POOL,
@@ -123,8 +123,8 @@ def batch_command(
 
     Example: venusctl batch tasks.yaml --concurrency 2 --out results.jsonl
     """
-    from venusctl.batch import BatchOptions, run_batch
-    from venusctl.batch_display import BatchDisplay
+    from venusctl.batch.display import BatchDisplay
+    from venusctl.batch.runner import BatchOptions, run_batch
     from venusctl.cache import resolve_cache
 
     setup_logging(verbose)
@@ -149,8 +149,8 @@ def batch_command(
 def pool_options(phone: list[str] | None, browser_server: list[str] | None,
                  cdp: list[str] | None, headless: bool, viewport: str | None,
                  browser_path: str | None, image_format: str | None) -> PoolOptions:
-    from venusctl.pool import PoolOptions
-    from venusctl.surfaces import DriverOptions, parse_viewport
+    from venusctl.batch.pool import PoolOptions
+    from venusctl.drivers.factory import DriverOptions, parse_viewport
 
     base = DriverOptions(headless=headless, browser_path=browser_path,
                          image_format=image_format.lower() if image_format else None)
@@ -162,7 +162,7 @@ def pool_options(phone: list[str] | None, browser_server: list[str] | None,
 
 def finish_report(report: BatchReport, display: BatchDisplay, json_out: bool) -> None:
     """The summary table on stderr, and the summary object on stdout with --json."""
-    from venusctl.batch_display import summary_table
+    from venusctl.batch.display import summary_table
 
     display.console.print(summary_table(report.results, report.summary, report.name))
     display.console.print(f"results: {report.out}")

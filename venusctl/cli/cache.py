@@ -12,8 +12,8 @@ from rich.console import Console
 from venusctl.cache.entry import Trajectory
 from venusctl.cache.options import resolve_cache
 from venusctl.cache.store import CacheUnusable, Listed, TrajectoryStore
-from venusctl.errors import UsageError
-from venusctl.text import one_line
+from venusctl.core.errors import UsageError
+from venusctl.core.text import one_line
 
 cache_app = typer.Typer(help="List, inspect and clear the trajectory cache.",
                         no_args_is_help=True)

@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from venusctl.record import default_runs_dir
-from venusctl.surfaces import DriverOptions, parse_viewport
+from venusctl.drivers.factory import DriverOptions, parse_viewport
+from venusctl.records.store import default_runs_dir
 
 DriverOpt = Annotated[
     Optional[str],  # noqa: UP045 - typer reads the annotation at runtime on 3.10

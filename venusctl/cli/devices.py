@@ -26,7 +26,7 @@ def devices(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> int:
 
     Example: venusctl devices --json
     """
-    from venusctl.devices import format_inventory, inventory
+    from venusctl.drivers.inventory import format_inventory, inventory
 
     setup_logging(verbose)
     found = inventory()
@@ -37,8 +37,8 @@ def devices(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> int:
 @device_app.command("tap")
 def tap(x: int, y: int, device: DeviceOpt = None) -> int:
     """Tap a point. Example: venusctl device tap 540 1200"""
-    from venusctl.actions import Click
-    from venusctl.devices import phone_action
+    from venusctl.core.actions import Click
+    from venusctl.drivers.inventory import phone_action
 
     print(shown(phone_action(device, Click(point=(x, y)))))
     return 0
@@ -47,8 +47,8 @@ def tap(x: int, y: int, device: DeviceOpt = None) -> int:
 @device_app.command("swipe")
 def swipe(x1: int, y1: int, x2: int, y2: int, device: DeviceOpt = None) -> int:
     """Flick from one point to another. Example: venusctl device swipe 540 1800 540 600"""
-    from venusctl.actions import Swipe
-    from venusctl.devices import phone_action
+    from venusctl.core.actions import Swipe
+    from venusctl.drivers.inventory import phone_action
 
     print(shown(phone_action(device, Swipe(start=(x1, y1), end=(x2, y2)))))
     return 0
@@ -57,8 +57,8 @@ def swipe(x1: int, y1: int, x2: int, y2: int, device: DeviceOpt = None) -> int:
 @device_app.command("text")
 def text(content: str, device: DeviceOpt = None) -> int:
     """Type text into the focused field. Example: venusctl device text "Grüße 你好" """
-    from venusctl.actions import Type
-    from venusctl.devices import phone_action
+    from venusctl.core.actions import Type
+    from venusctl.drivers.inventory import phone_action
 
     print(shown(phone_action(device, Type(content=content))))
     return 0
@@ -67,7 +67,7 @@ def text(content: str, device: DeviceOpt = None) -> int:
 @device_app.command("key")
 def key(name: str, device: DeviceOpt = None) -> int:
     """Press back, home, enter or recent. Example: venusctl device key back"""
-    from venusctl.devices import key_action, phone_action
+    from venusctl.drivers.inventory import key_action, phone_action
 
     print(shown(phone_action(device, key_action(name))))
     return 0
@@ -77,8 +77,8 @@ def key(name: str, device: DeviceOpt = None) -> int:
 def launch(app_name: Annotated[str, typer.Argument(metavar="APP")],
            device: DeviceOpt = None) -> int:
     """Start an app by its visible name. Example: venusctl device launch Settings"""
-    from venusctl.actions import LaunchApp
-    from venusctl.devices import phone_action
+    from venusctl.core.actions import LaunchApp
+    from venusctl.drivers.inventory import phone_action
 
     print(shown(phone_action(device, LaunchApp(app=app_name))))
     return 0
@@ -87,7 +87,7 @@ def launch(app_name: Annotated[str, typer.Argument(metavar="APP")],
 @device_app.command("describe")
 def describe(x: int, y: int, device: DeviceOpt = None) -> int:
     """What is under a point (from uiautomator). Example: venusctl device describe 540 1200"""
-    from venusctl.devices import phone_describe
+    from venusctl.drivers.inventory import phone_describe
 
     element = phone_describe(device, x, y)
     print(json_text(element, indent=2) if element else "nothing there")
@@ -100,7 +100,7 @@ def info(device: DeviceOpt = None) -> int:
 
     Example: venusctl device info --device R58M123ABC
     """
-    from venusctl.devices import phone_info
+    from venusctl.drivers.inventory import phone_info
 
     print(json.dumps(phone_info(device), indent=2))
     return 0

@@ -29,8 +29,8 @@ def doctor(
 
     Example: venusctl doctor --driver web
     """
-    from venusctl.doctor import AREAS, all_pass, run_checks
-    from venusctl.errors import UsageError
+    from venusctl.core.errors import UsageError
+    from venusctl.doctor.machine import AREAS, all_pass, run_checks
 
     if driver is not None and driver not in AREAS:
         raise UsageError(f"unknown driver '{driver}'; choose one of: {', '.join(AREAS)}")

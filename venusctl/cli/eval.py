@@ -227,8 +227,8 @@ def suite_command(
 
     Example: venusctl eval suite --model ~/models/venus.gguf
     """
-    from venusctl.batch import BatchOptions
-    from venusctl.batch_display import BatchDisplay
+    from venusctl.batch.display import BatchDisplay
+    from venusctl.batch.runner import BatchOptions
     from venusctl.cache import resolve_cache
     from venusctl.evals.suite import builtin_suite, run_suite
 

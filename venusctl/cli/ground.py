@@ -37,7 +37,7 @@ from venusctl.cli.model_options import (
     ThreadsOpt,
     model_options,
 )
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
 from venusctl.safety.sanitize import json_text, shown_line
 
 

@@ -40,7 +40,7 @@ def pull_command(
 
     Example: venusctl model pull bartowski/UI-Venus-2-9B-GGUF --quant Q4_K_M
     """
-    from venusctl.model.manage import pull
+    from venusctl.model.files.manage import pull
 
     setup_logging(verbose)
     local = pull(repo, quant, _say)
@@ -57,8 +57,8 @@ def list_command(
 
     Example: venusctl model list
     """
-    from venusctl.model.hub import human_size
-    from venusctl.model.manage import default_model, listing
+    from venusctl.model.files.hub import human_size
+    from venusctl.model.files.manage import default_model, listing
 
     found = listing()
     chosen, source = default_model(found.config)
@@ -90,7 +90,7 @@ def info_command(
 
     Example: venusctl model info ~/models/UI-Venus-2-9B-Q4_K_M.gguf
     """
-    from venusctl.model.manage import info
+    from venusctl.model.files.manage import info
 
     facts = info(target)
     if json_out:
@@ -101,7 +101,7 @@ def info_command(
 
 
 def _facts_text(facts: dict[str, Any]) -> str:
-    from venusctl.model.hub import human_size
+    from venusctl.model.files.hub import human_size
 
     lines = [f"{facts['path']}"]
     shown = dict(facts)

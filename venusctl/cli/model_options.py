@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 if TYPE_CHECKING:
-    from venusctl.session import ModelOptions
+    from venusctl.run.build import ModelOptions
 
 PANEL = "Model"
 
@@ -111,7 +111,7 @@ def model_options(
     interface: str | None = None,
     prompts: str | None = None,
 ) -> ModelOptions:
-    from venusctl.session import ModelOptions
+    from venusctl.run.build import ModelOptions
 
     return ModelOptions(
         answers=answers, model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads,

@@ -62,7 +62,7 @@ def check_command(
 
     Example: venusctl policy check last --policy strict
     """
-    from venusctl.record import resolve_run
+    from venusctl.records.store import resolve_run
     from venusctl.safety.recheck import recheck
     from venusctl.safety.setup import resolve_policy
     from venusctl.safety.show import recheck_text

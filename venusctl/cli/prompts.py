@@ -25,10 +25,10 @@ def pull(
 
     Example: venusctl prompts pull --yes
     """
-    from venusctl.authors_prompts import FILES
-    from venusctl.authors_prompts import pull as pull_files
-    from venusctl.errors import UsageError
-    from venusctl.profile import AUTHORS_COMMIT, AUTHORS_REPO
+    from venusctl.core.errors import UsageError
+    from venusctl.interface.authors_prompts import FILES
+    from venusctl.interface.authors_prompts import pull as pull_files
+    from venusctl.interface.profile import AUTHORS_COMMIT, AUTHORS_REPO
 
     names = ", ".join(f.path.rsplit("/", 1)[-1] for f in FILES)
     question = (f"download {len(FILES)} files of {AUTHORS_REPO} at commit "
@@ -53,10 +53,10 @@ def show(
 
     Example: venusctl prompts show browser --prompts builtin
     """
-    from venusctl.errors import UsageError
-    from venusctl.messages import load_template
-    from venusctl.profile import SURFACES
-    from venusctl.run_interface import prompt_source
+    from venusctl.core.errors import UsageError
+    from venusctl.interface.choice import prompt_source
+    from venusctl.interface.messages import load_template
+    from venusctl.interface.profile import SURFACES
 
     if surface not in SURFACES:
         raise UsageError(f"unknown surface '{surface}'; choose one of: {', '.join(SURFACES)}")

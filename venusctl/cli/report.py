@@ -34,8 +34,8 @@ def report(
 
     Example: venusctl report last --open
     """
-    from venusctl.record import resolve_run
-    from venusctl.report import write_gif, write_report
+    from venusctl.present.report import write_gif, write_report
+    from venusctl.records.store import resolve_run
 
     stored = resolve_run(run, runs_dir(runs))
     if gif is not None:

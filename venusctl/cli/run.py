@@ -54,9 +54,9 @@ from venusctl.safety.sanitize import shown, shown_line
 
 if TYPE_CHECKING:
     from venusctl.api import Agent
-    from venusctl.record import Outcome
-    from venusctl.session import RunRequest
-    from venusctl.surfaces import DriverOptions
+    from venusctl.drivers.factory import DriverOptions
+    from venusctl.records.store import Outcome
+    from venusctl.run.build import RunRequest
 
 ConfirmOpt = Annotated[
     str,
@@ -150,9 +150,9 @@ def do(
 
     Example: venusctl do "add milk to the list" --driver web --url http://127.0.0.1:8000
     """
-    from venusctl.agent import AgentSettings
     from venusctl.cache import resolve_cache
-    from venusctl.session import RunRequest
+    from venusctl.loop.agent import AgentSettings
+    from venusctl.run.build import RunRequest
 
     setup_logging(verbose)
     request = RunRequest(
@@ -177,7 +177,7 @@ def do(
         cache=resolve_cache(cache),
     )
     if tui:
-        from venusctl.tui import check_terminal, run_with_tui
+        from venusctl.tui.app import check_terminal, run_with_tui
 
         check_terminal(json_out)
         outcome = run_with_tui(request)
@@ -236,7 +236,7 @@ def act(
 
     Example: venusctl act "Click(point=(500, 500))" --driver web --url https://example.org
     """
-    from venusctl.surfaces import choose_driver
+    from venusctl.drivers.factory import choose_driver
 
     setup_logging(verbose)
     options = driver_options(driver, url, headless, viewport, browser_path, profile,
@@ -303,8 +303,8 @@ def replay(
 
     Example: venusctl replay last --dry-run
     """
-    from venusctl.replay import replay_request
-    from venusctl.session import run_task
+    from venusctl.run.build import run_task
+    from venusctl.run.replay import replay_request
 
     setup_logging(verbose)
     folder = runs_dir(runs)

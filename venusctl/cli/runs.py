@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from venusctl.cli.common import RunsDirOpt, runs_dir
-from venusctl.record import StoredRun, list_runs, resolve_run
+from venusctl.records.store import StoredRun, list_runs, resolve_run
 from venusctl.safety.sanitize import json_text, markup, shown_line
 
 runs_app = typer.Typer(help="List and inspect recorded runs.", no_args_is_help=True)

@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from venusctl.errors import UsageError
-from venusctl.secrets import SecretStore, check_name, placeholder
+from venusctl.core.errors import UsageError
+from venusctl.safety.secrets import SecretStore, check_name, placeholder
 
 secret_app = typer.Typer(
     help="Store secrets the agent can type without ever seeing them ({{secret:NAME}}).",

@@ -89,7 +89,7 @@ def stop(
 
     Example: venusctl session stop todo
     """
-    from venusctl.errors import UsageError
+    from venusctl.core.errors import UsageError
     from venusctl.sessions import store
     from venusctl.sessions.manage import stop as stop_session
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from venusctl.cli.common import VerboseOpt, setup_logging
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
 
 if TYPE_CHECKING:
     from venusctl.sim.base import Environment

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
 
 Box = tuple[float, float, float, float]
 IMAGE_DIRS = ("images", "screenspotv2_image", "screenspot_imgs", "imgs", ".")

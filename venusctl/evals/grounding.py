@@ -1,6 +1,6 @@
 """`venusctl eval grounding`: every sample through the model's grounding mode, scored.
 
-The same `venusctl.grounding.ground` call as `venusctl ground` (one image, one
+The same `venusctl.model.grounding.ground` call as `venusctl ground` (one image, one
 instruction, thinking off, temperature 0, a point grammar where the backend takes
 one), so a score measured here is the score of the command people use. Every
 answer is recorded as it comes (`RUNS_DIR/evals/<id>/samples.jsonl`, flushed), the
@@ -20,15 +20,15 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from venusctl.actions import Surface
-from venusctl.errors import ParseError, UsageError
+from venusctl.core.actions import Surface
+from venusctl.core.errors import ParseError, UsageError
+from venusctl.core.grid import ScreenSize
 from venusctl.evals.dataset import LoadOptions, Sample, load_dataset
 from venusctl.evals.scoring import Tally, grid_to_image, is_correct
-from venusctl.grid import ScreenSize
-from venusctl.grounding import ground
 from venusctl.model.base import ImagePart, Model
-from venusctl.record import new_run_id
-from venusctl.session import ModelOptions, open_model
+from venusctl.model.grounding import ground
+from venusctl.records.store import new_run_id
+from venusctl.run.build import ModelOptions, open_model
 
 Progress = Callable[[int, int, Tally], None]
 _MIME = {"PNG": "image/png", "JPEG": "image/jpeg"}

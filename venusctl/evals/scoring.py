@@ -13,8 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from venusctl.core.grid import ScreenSize
 from venusctl.evals.dataset import Sample
-from venusctl.grid import ScreenSize
 
 Grid = tuple[int, int]
 

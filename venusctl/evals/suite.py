@@ -20,11 +20,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from venusctl.batch import BatchOptions, BatchReport, run_batch
-from venusctl.batch_display import BatchDisplay
-from venusctl.errors import UsageError
-from venusctl.record import new_run_id
-from venusctl.taskfile import read_task_file
+from venusctl.batch.display import BatchDisplay
+from venusctl.batch.runner import BatchOptions, BatchReport, run_batch
+from venusctl.batch.taskfile import read_task_file
+from venusctl.core.errors import UsageError
+from venusctl.records.store import new_run_id
 
 
 @dataclass

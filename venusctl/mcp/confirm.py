@@ -17,9 +17,9 @@ from typing import Any
 import anyio.from_thread
 from pydantic import BaseModel, Field
 
-from venusctl.errors import NeedsUser
+from venusctl.core.errors import NeedsUser
+from venusctl.core.text import one_line
 from venusctl.safety.confirm import ConfirmRequest, Reply
-from venusctl.text import one_line
 
 log = logging.getLogger(__name__)
 

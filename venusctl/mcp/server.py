@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from venusctl.errors import VenusError
+from venusctl.core.errors import VenusError
 from venusctl.mcp import tools
 from venusctl.mcp.tools import DriverName, ServerConfig, TaskOptions
 from venusctl.safety.redact import install_log_filter

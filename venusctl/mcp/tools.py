@@ -17,16 +17,16 @@ from typing import Any, Literal
 import anyio.from_thread
 from pydantic import BaseModel, ConfigDict, Field
 
-from venusctl.agent import AgentSettings
 from venusctl.api import Agent, StepFinished
-from venusctl.errors import Aborted, NeedsUser, PolicyDenied, UsageError
+from venusctl.core.errors import Aborted, NeedsUser, PolicyDenied, UsageError
+from venusctl.drivers.factory import DriverOptions, parse_viewport
+from venusctl.loop.agent import AgentSettings
 from venusctl.mcp.confirm import ElicitingConfirmer
-from venusctl.record import list_runs
+from venusctl.records.store import list_runs
+from venusctl.run.build import ModelOptions
 from venusctl.safety.redact import Redactor
+from venusctl.safety.secrets import SecretStore
 from venusctl.safety.setup import SafetyOptions
-from venusctl.secrets import SecretStore
-from venusctl.session import ModelOptions
-from venusctl.surfaces import DriverOptions, parse_viewport
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +164,7 @@ def ground(config: ServerConfig, instruction: str, driver: str | None,
 
 
 def devices() -> dict[str, Any]:
-    from venusctl.devices import inventory
+    from venusctl.drivers.inventory import inventory
 
     return inventory().as_dict()
 

@@ -3,9 +3,9 @@
 Importing this package loads llama.cpp's shared libraries first, before any module
 here (or anything else the process imports later) loads numpy: a CUDA build of
 llama.cpp crashed offloading layers when numpy's libraries were loaded before its
-own (see `venusctl.model.libraries`).
+own (see `venusctl.model.llama.libraries`).
 """
 
-from venusctl.model.libraries import preload as _preload
+from venusctl.model.llama.libraries import preload as _preload
 
 _preload()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, Union, runtime_checkable
 
 if TYPE_CHECKING:
-    from venusctl.profile import InterfaceProfile
+    from venusctl.interface.profile import InterfaceProfile
 
 Role = Literal["system", "user", "assistant"]
 

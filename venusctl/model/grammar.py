@@ -1,6 +1,6 @@
 """A GBNF grammar, generated from a surface's action set, that answers are held to.
 
-It accepts every answer `venusctl.actions.parse` accepts in the model's form
+It accepts every answer `venusctl.core.actions.parse` accepts in the model's form
 (`[<think>]THOUGHT</think> … <action>Name(key=value, …)</action>`), bounded only by
 the token budget, and refuses what the parser would refuse wherever that is cheap
 to say:
@@ -12,7 +12,7 @@ to say:
     anywhere), keyword arguments in any order, each at most once, a trailing comma,
     up to `SPACE_CHARS` of ASCII white space between the parts of a call;
   - the tags as the model writes them, `<action>` and `</action>` in lower case;
-  - quoted strings read as `venusctl.literals` reads them and bounded by the
+  - quoted strings read as `venusctl.core.literals` reads them and bounded by the
     parser's limits (`grammar_strings.py`: a quote closes the string only when a `,`,
     `)` or `]` follows, so `'Joe's Pizza'` is one string; escapes; raw newlines;
     never `</action>`, the first one ends the block; file names at most 255
@@ -33,7 +33,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from venusctl.actions import (
+from venusctl.core.actions import (
     ACTION_SETS,
     GRID_MAX,
     MAX_KEY_CHARS,
@@ -156,7 +156,7 @@ def _keyword(key: str, arg: Arg) -> str:
 
 
 def _add_values(rules: dict[str, str], surface: Surface) -> None:
-    """One rule per value kind the parser reads (`venusctl.actions._READERS`)."""
+    """One rule per value kind the parser reads (`venusctl.core.actions._READERS`)."""
     rules["v-point"] = ('"(" sp coord sep coord comma sp ")" | '
                         '"[" sp coord sep coord comma sp "]"')
     below = _int_range(0, GRID_MAX - 1)

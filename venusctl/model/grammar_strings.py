@@ -7,7 +7,7 @@ never `</action>` (the first one ends the block); and what each kind demands of 
 characters (a name is not blank, a path has no empty, `.` or `..` part, a file name
 no folder part).
 
-Bounding: each kind is held to the parser's own limit (`venusctl.actions`: text
+Bounding: each kind is held to the parser's own limit (`venusctl.core.actions`: text
 4,000 characters, names 200, upload paths 1,024, file names 255), counted two ways
 because an exact count needs the automaton's state at every length:
   - file names are counted exactly, character by character as the reader decodes
@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from venusctl.actions import MAX_FILENAME, MAX_NAME, MAX_PATH, MAX_TEXT
+from venusctl.core.actions import MAX_FILENAME, MAX_NAME, MAX_PATH, MAX_TEXT
 from venusctl.model.grammar_automata import (
     END,
     State,
@@ -136,7 +136,7 @@ def _kind_of(char: str) -> str:
 
 
 class StringMachine:
-    """One character of a string's body at a time, as `venusctl.literals` reads it.
+    """One character of a string's body at a time, as `venusctl.core.literals` reads it.
 
     States: ("s", guard, c) inside the text; ("e", c) after a backslash; ("u", n, c)
     after `\\u` and n hex digits; ("q", c_before, c_after) right after a quote that may

@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from venusctl.actions import Surface
+from venusctl.core.actions import Surface
+from venusctl.interface.profile import InterfaceProfile, profile_for
 from venusctl.model.base import Completion, Message, Model, OnText, SamplingOptions
-from venusctl.profile import InterfaceProfile, profile_for
 
 
 class DeferredModel:
@@ -79,7 +79,7 @@ def open_deferred(flags: Mapping[str, Any], surface: Surface, assume_yes: bool =
     if select.backend(config) == "server":
         return select.open_server(config, surface, profile)
     local = select.local_model(config, assume_yes, select.terminal_consent, _say)
-    from venusctl.model.llama import backend_label, resolve_gpu_layers
+    from venusctl.model.llama.backend import backend_label, resolve_gpu_layers
 
     where = backend_label(resolve_gpu_layers(config.gpu_layers))
     return DeferredModel(lambda: select.open_llama(local, config, surface, profile),

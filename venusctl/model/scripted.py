@@ -12,7 +12,7 @@ import json
 import time
 from pathlib import Path
 
-from venusctl.errors import ModelError, UsageError
+from venusctl.core.errors import ModelError, UsageError
 from venusctl.model.base import Completion, Message, OnText, SamplingOptions
 
 

@@ -20,11 +20,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from venusctl.actions import Surface
-from venusctl.config import API_KEY_ENV, KEYRING_SERVICE, ModelConfig, resolve
-from venusctl.errors import ModelError, UsageError
+from venusctl.core.actions import Surface
+from venusctl.core.errors import ModelError, UsageError
+from venusctl.interface.profile import InterfaceProfile, choose_mode, profile_for
 from venusctl.model.base import Model
-from venusctl.model.hub import (
+from venusctl.model.files.hub import (
     HubUnreachable,
     LocalModel,
     Selection,
@@ -37,7 +37,7 @@ from venusctl.model.hub import (
     quant_of,
     remote_selection,
 )
-from venusctl.profile import InterfaceProfile, choose_mode, profile_for
+from venusctl.model.settings import API_KEY_ENV, KEYRING_SERVICE, ModelConfig, resolve
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ def local_on_gpu(gpu_layers: int | None) -> bool:
     """Whether a local model would run on a GPU: the build can offload, it sees a GPU
     device, and layers are offloaded (all of them by default, as the backend decides)."""
     try:
-        from venusctl.model.llama import backend_info, resolve_gpu_layers
+        from venusctl.model.llama.backend import backend_info, resolve_gpu_layers
 
         info = backend_info()
     except (ImportError, OSError):
@@ -108,7 +108,7 @@ def backend(config: ModelConfig) -> str:
 
 def where(config: ModelConfig, name: str) -> str:
     """The place a setting came from, as the person would write it."""
-    from venusctl.config import BY_NAME
+    from venusctl.model.settings import BY_NAME
 
     source = config.source(name)
     setting = BY_NAME[name]
@@ -237,7 +237,7 @@ def open_llama(local: LocalModel, config: ModelConfig, surface: Surface,
                profile: InterfaceProfile | None = None) -> Model:
     """The in-process llama.cpp backend; the image budget comes from the flags, else from
     the interface profile; other unset options keep the backend's own defaults."""
-    from venusctl.model.llama import LlamaModel, LlamaSettings
+    from venusctl.model.llama.backend import LlamaModel, LlamaSettings
 
     options = {
         name: getattr(config, name)

@@ -26,8 +26,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from venusctl.actions import Surface, normalize_answer
-from venusctl.errors import ModelError, UsageError
+from venusctl.core.actions import Surface, normalize_answer
+from venusctl.core.errors import ModelError, UsageError
 from venusctl.model.base import Completion, ImagePart, Message, OnText, SamplingOptions
 from venusctl.model.images import fit
 

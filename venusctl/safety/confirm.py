@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, TextIO
 
-from venusctl.errors import NeedsUser
+from venusctl.core.errors import NeedsUser
 from venusctl.safety.sanitize import shown, shown_line
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from venusctl.actions import Action, points_of
+from venusctl.core.actions import Action, points_of
 from venusctl.drivers.base import Element, Screen
-from venusctl.pictures import ActionMarks, crop_around, draw_action, encode, fit
-from venusctl.record import write_whole
+from venusctl.present.pictures import ActionMarks, crop_around, draw_action, encode, fit
+from venusctl.records.store import write_whole
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from venusctl.secrets import names_in
+from venusctl.safety.secrets import names_in
 
 _CARD_CANDIDATE = re.compile(r"(?<![\d])(?:\d[ -]?){12,18}\d(?![\d])")
 _OTP = re.compile(r"\s*(?:\d[ -]?){3,7}\d\s*")

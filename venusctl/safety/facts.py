@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from venusctl.actions import (
+from venusctl.core.actions import (
     OBSERVING,
     Action,
     Drag,
@@ -34,8 +34,8 @@ from venusctl.safety.detect import detected
 from venusctl.safety.guard import GuardRequest, changes_state
 from venusctl.safety.places import host_of, href_of
 from venusctl.safety.pressing import Press
+from venusctl.safety.secrets import names_in
 from venusctl.safety.text import normalize
-from venusctl.secrets import names_in
 
 VIEWING = (Scroll, Swipe, WheelScroll)
 RETREATING = (PressBack, PressHome)

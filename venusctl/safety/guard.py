@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
-from venusctl.actions import OBSERVING, Action, CallUser, Point, Sequence, is_terminal, walk
+from venusctl.core.actions import OBSERVING, Action, CallUser, Point, Sequence, is_terminal, walk
 from venusctl.drivers.base import Element, ScreenContext
 
 FOCUS = "focus"

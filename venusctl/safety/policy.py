@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
 from venusctl.safety.guard import Decision
 from venusctl.safety.policy_shape import check_shape
 from venusctl.safety.rules import Rule, RuleError, compile_rule

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from venusctl.actions import is_terminal
+from venusctl.core.actions import is_terminal
 from venusctl.safety.facts import Facts, facts_of
 from venusctl.safety.guard import Decision, GuardRequest, Verdict
 from venusctl.safety.places import in_apps, in_domains

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
 
 SCALAR_KEYS = ("name", "description", "extends", "otherwise")
 LIST_KEYS = ("allow_domains", "deny_domains", "allow_apps", "deny_apps", "home_apps",

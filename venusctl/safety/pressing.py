@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from venusctl.actions import (
+from venusctl.core.actions import (
     Action,
     Click,
     DoubleClick,

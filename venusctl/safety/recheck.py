@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from venusctl.actions import Surface, parse_action
+from venusctl.core.actions import Surface, parse_action
+from venusctl.core.errors import ParseError, UsageError
 from venusctl.drivers.base import Element, ScreenContext
-from venusctl.errors import ParseError, UsageError
-from venusctl.record import StoredRun
+from venusctl.records.store import StoredRun
 from venusctl.safety.guard import Decision, GuardRequest, Target, Verdict
 from venusctl.safety.policy import Policy
 from venusctl.safety.policy_guard import PolicyGuard

@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from venusctl.agent import RunObserver
-from venusctl.record import Outcome, RunInfo, StepRecord
+from venusctl.loop.agent import RunObserver
+from venusctl.records.store import Outcome, RunInfo, StepRecord
 
 MIN_SCRUB_LENGTH = 3  # shorter values would blank out ordinary text and are no secret
 MIN_BASE64_CORE = 8  # base64 shorter than this could be anything

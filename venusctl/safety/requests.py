@@ -3,7 +3,7 @@
 The guard judges an action by what the driver can tell about its target; a page can
 hide what a click really does (a "Continue" button that posts a card number, a link
 that redirects off the allowed site, a script that opens a tab elsewhere). The web
-driver therefore holds every request the browser makes (`drivers/web_gate.py`) and
+driver therefore holds every request the browser makes (`drivers/web/gate.py`) and
 asks `RequestGate.judge` about each one before it may leave. The verdict comes from
 the run's policy and only from what the request carries:
 
@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
-from venusctl.agent import RunObserver
+from venusctl.core.errors import Aborted, PolicyDenied
 from venusctl.drivers.base import HeldRequest, RequestDecision
-from venusctl.errors import Aborted, PolicyDenied
-from venusctl.record import StepRecord
+from venusctl.loop.agent import RunObserver
+from venusctl.records.store import StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
 from venusctl.safety.detect import has_card_number
 from venusctl.safety.guard import Decision, Verdict

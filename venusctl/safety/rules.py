@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from venusctl.actions import ACTION_SETS
+from venusctl.core.actions import ACTION_SETS
 from venusctl.safety.commands import compile_spec, matching
 from venusctl.safety.detect import DETECTORS
 from venusctl.safety.facts import GROUPS, Facts, combo_of

@@ -24,14 +24,14 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from venusctl.actions import Action, Sequence, Type, walk
+from venusctl.core.actions import Action, Sequence, Type, walk
+from venusctl.core.errors import ActionFailed, VenusError
 from venusctl.drivers.base import ActionResult, Driver, DriverWrapper, Element, Screen
-from venusctl.errors import ActionFailed, VenusError
-from venusctl.pictures import blur_boxes, encode
+from venusctl.present.pictures import blur_boxes, encode
 from venusctl.safety.places import host_of, in_domains
 from venusctl.safety.policy import SecretPermit
 from venusctl.safety.redact import Redactor
-from venusctl.secrets import PLACEHOLDER, SecretStore, names_in
+from venusctl.safety.secrets import PLACEHOLDER, SecretStore, names_in
 
 log = logging.getLogger(__name__)
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from venusctl.actions import Surface, is_terminal
-from venusctl.agent import RunObserver
+from venusctl.core.actions import Surface, is_terminal
+from venusctl.core.errors import UsageError
 from venusctl.drivers.base import Driver
-from venusctl.errors import UsageError
-from venusctl.messages import NO_PASSWORD, NO_SECRETS
+from venusctl.interface.messages import NO_PASSWORD, NO_SECRETS
+from venusctl.loop.agent import RunObserver
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, changes_state
 from venusctl.safety.policy import Policy, load_policy
@@ -38,7 +38,7 @@ from venusctl.safety.redact import (
 )
 from venusctl.safety.requests import RequestGate, RequestRules, StepApprovals
 from venusctl.safety.secret_driver import SecretDriver
-from venusctl.secrets import DESKTOP_PASSWORD, SecretStore, placeholder
+from venusctl.safety.secrets import DESKTOP_PASSWORD, SecretStore, placeholder
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +63,9 @@ class SafetyOptions:
 
 
 def config_file() -> Path:
-    """The config file shared with the model settings (`venusctl.config`)."""
+    """The config file shared with the model settings (`venusctl.model.settings`)."""
     try:
-        from venusctl.config import config_path
+        from venusctl.model.settings import config_path
     except ImportError:  # model settings not installed: same place, same rules
         import platformdirs
 

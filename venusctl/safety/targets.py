@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from venusctl.actions import (
+from venusctl.core.actions import (
     Action,
     Drag,
     Hotkey,
@@ -30,8 +30,8 @@ from venusctl.actions import (
     points_of,
     walk,
 )
+from venusctl.core.errors import DeviceError
 from venusctl.drivers.base import Element
-from venusctl.errors import DeviceError
 from venusctl.safety.guard import FOCUS, POINTER, Target
 
 log = logging.getLogger(__name__)

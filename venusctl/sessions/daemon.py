@@ -27,7 +27,7 @@ from typing import Any
 
 from websockets.asyncio.server import serve
 
-from venusctl.errors import ExitCode
+from venusctl.core.errors import ExitCode
 from venusctl.sessions import browser, store
 from venusctl.sessions.cdp_proxy import BrowserGone, CdpProxy
 

@@ -22,11 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from venusctl.core.errors import DeviceError, ExitCode, UsageError, VenusError
 from venusctl.drivers.base import Driver
-from venusctl.errors import DeviceError, ExitCode, UsageError, VenusError
+from venusctl.drivers.factory import DriverOptions, surface_of
 from venusctl.sessions import store
 from venusctl.sessions.store import DEAD, RUNNING, SETTINGS, STARTING, SessionRecord
-from venusctl.surfaces import DriverOptions, surface_of
 
 DEFAULT_IDLE_S = 1800.0
 START_TIMEOUT_S = 90.0
@@ -76,7 +76,7 @@ def _settings(options: DriverOptions) -> dict[str, Any]:
 
 
 def _web_settings(options: DriverOptions) -> dict[str, Any]:
-    from venusctl.drivers.web import check_url, find_browser
+    from venusctl.drivers.web.driver import check_url, find_browser
 
     if options.image_format not in ("jpeg", "png"):
         raise UsageError("--image-format must be jpeg or png")
@@ -106,7 +106,7 @@ def _bundled_chromium() -> str | None:
 
 
 def _only_phone() -> str:
-    from venusctl.drivers.android_devices import attached_now
+    from venusctl.drivers.android.devices import attached_now
 
     phones = [p for p in attached_now() if p.state == "device"]
     if len(phones) != 1:
@@ -240,7 +240,7 @@ def _use_settings(record: SessionRecord, options: DriverOptions) -> None:
 
 
 def _viewport(value: Any, options: DriverOptions) -> Any:
-    from venusctl.grid import ScreenSize
+    from venusctl.core.grid import ScreenSize
 
     return ScreenSize(int(value[0]), int(value[1])) if value else options.viewport
 

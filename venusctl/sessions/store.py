@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 STARTING, RUNNING, SETTINGS, DEAD = "starting", "running", "settings", "dead"

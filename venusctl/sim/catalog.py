@@ -3,7 +3,7 @@ file's `environments: [{sim: NAME, options: {...}}]` may ask for.
 
 A task file's built-in environment is run as `"$VENUSCTL_PYTHON" -m venusctl sim NAME
 --OPTION VALUE…`, the same command a person types, so it announces itself and stops
-like any other `start:` command (see venusctl/environments.py).
+like any other `start:` command (see venusctl/batch/environments.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from venusctl.errors import UsageError
+from venusctl.core.errors import UsageError
 
 _SIZE = re.compile(r"^\s*(\d{2,5})\s*[xX]\s*(\d{2,5})\s*$")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import shutil
 
-from venusctl.errors import DeviceError
+from venusctl.core.errors import DeviceError
 
 APT = {"Xvfb": "xvfb", "adb": "adb"}
 

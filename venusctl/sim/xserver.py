@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from venusctl.core.text import one_line
 from venusctl.sim.tools import SimUnavailable, require
-from venusctl.text import one_line
 
 STOP_WAIT_S = 10
 

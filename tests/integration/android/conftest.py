@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.phone_fixtures import adb_server, phone_config, phone_env  # noqa: F401
-from venusctl.drivers.android import AndroidDriver, AndroidOptions
+from venusctl.drivers.android.driver import AndroidDriver, AndroidOptions
 from venusctl.sim.phone.app import Widget
 from venusctl.sim.phone.env import PhoneEnv
 

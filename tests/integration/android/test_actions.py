@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from tests.integration.android.conftest import centre
-from venusctl.actions import (
+from venusctl.core.actions import (
     Click,
     DoubleClick,
     Drag,
@@ -23,9 +23,9 @@ from venusctl.actions import (
     Type,
     Wait,
 )
-from venusctl.drivers import android
-from venusctl.drivers.android import AndroidDriver
-from venusctl.errors import ActionFailed
+from venusctl.core.errors import ActionFailed
+from venusctl.drivers.android import driver as android
+from venusctl.drivers.android.driver import AndroidDriver
 from venusctl.sim.phone import PhoneConfig
 from venusctl.sim.phone.env import PhoneEnv
 
@@ -235,7 +235,7 @@ def test_wait_sends_nothing(phone_env: PhoneEnv, driver: AndroidDriver,
 
 
 def test_desktop_actions_are_refused(driver: AndroidDriver):
-    from venusctl.actions import Hotkey
+    from venusctl.core.actions import Hotkey
 
     with pytest.raises(ActionFailed, match="not a phone action"):
         driver.perform(Hotkey(keys=("ctrl", "c")))

@@ -7,8 +7,8 @@ import subprocess
 import adbutils
 import pytest
 
-from venusctl.actions import Click
-from venusctl.drivers.android import AndroidDriver, AndroidOptions
+from venusctl.core.actions import Click
+from venusctl.drivers.android.driver import AndroidDriver, AndroidOptions
 from venusctl.sim.phone import PhoneConfig
 from venusctl.sim.phone.env import PhoneEnv
 

@@ -18,8 +18,8 @@ import pytest
 
 from tests.integration.android.conftest import centre
 from tests.integration.android.test_cli import VENUSCTL, answers, steps_of
-from venusctl.actions import Click, LaunchApp, Type
-from venusctl.drivers.android import AndroidDriver
+from venusctl.core.actions import Click, LaunchApp, Type
+from venusctl.drivers.android.driver import AndroidDriver
 from venusctl.sim.phone import PhoneConfig
 from venusctl.sim.phone.env import PhoneEnv
 

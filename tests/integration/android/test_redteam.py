@@ -19,7 +19,7 @@ import pytest
 
 from tests.support.phone_fixtures import adb_server  # noqa: F401
 from tests.support.redteam import Case, run_case
-from venusctl.drivers.android import AndroidDriver, AndroidOptions
+from venusctl.drivers.android.driver import AndroidDriver, AndroidOptions
 from venusctl.sim.phone import PhoneConfig, PhoneState
 from venusctl.sim.phone.env import AdbServer, phone_on
 from venusctl.sim.phone.phone import FakePhone

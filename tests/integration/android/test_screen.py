@@ -7,10 +7,10 @@ import time
 import pytest
 
 from tests.integration.android.conftest import centre
-from venusctl.actions import Click, LaunchApp, Surface
-from venusctl.drivers.android import AndroidDriver, AndroidOptions
-from venusctl.grid import ScreenSize, to_pixels
-from venusctl.settle import fingerprint, frames_match
+from venusctl.core.actions import Click, LaunchApp, Surface
+from venusctl.core.grid import ScreenSize, to_pixels
+from venusctl.drivers.android.driver import AndroidDriver, AndroidOptions
+from venusctl.loop.settle import fingerprint, frames_match
 from venusctl.sim.phone import PhoneConfig
 from venusctl.sim.phone.env import PhoneEnv
 

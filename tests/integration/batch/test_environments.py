@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from venusctl.environments import environments
-from venusctl.errors import DeviceError
-from venusctl.taskfile import EnvironmentSpec
+from venusctl.batch.environments import environments
+from venusctl.batch.taskfile import EnvironmentSpec
+from venusctl.core.errors import DeviceError
 
 
 def alive(pid: int) -> bool:

@@ -39,7 +39,7 @@ def tkapp(xserver: XServer, tmp_path: Path) -> Iterator[TkApp]:
 
 @pytest.fixture
 def driver(xserver: XServer) -> Iterator[object]:
-    from venusctl.drivers.desktop import DesktopDriver, DesktopOptions
+    from venusctl.drivers.desktop.driver import DesktopDriver, DesktopOptions
 
     opened = DesktopDriver(DesktopOptions())
     try:

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from venusctl.actions import (
+from venusctl.core.actions import (
     Click,
     DoubleClick,
     Drag,
@@ -25,7 +25,7 @@ from venusctl.actions import (
     Wait,
     WheelScroll,
 )
-from venusctl.errors import ActionFailed
+from venusctl.core.errors import ActionFailed
 
 
 def press(name: str, num: int = 1):

@@ -11,8 +11,8 @@ import pytest
 
 from tests.support.tools import ROOT, require
 from tests.support.x11 import wait_until
-from venusctl.actions import Click
-from venusctl.drivers.desktop import DesktopDriver
+from venusctl.core.actions import Click
+from venusctl.drivers.desktop.driver import DesktopDriver
 from venusctl.sim.xserver import XServer
 
 SYSTEM_PYTHON = "/usr/bin/python3"

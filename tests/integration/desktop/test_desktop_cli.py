@@ -11,15 +11,15 @@ import pytest
 
 from tests.support.cli import only_run, start, venusctl, write_answers
 from tests.support.x11 import input_state
-from venusctl.actions import Surface
-from venusctl.agent import AgentSettings
-from venusctl.drivers.desktop import DesktopDriver
-from venusctl.grid import ScreenSize, to_grid
+from venusctl.core.actions import Surface
+from venusctl.core.grid import ScreenSize, to_grid
+from venusctl.drivers.desktop.driver import DesktopDriver
+from venusctl.drivers.factory import DriverOptions
+from venusctl.loop.agent import AgentSettings
 from venusctl.model.base import Completion
-from venusctl.session import RunRequest, run_task
+from venusctl.run.build import RunRequest, run_task
 from venusctl.sim.tkapp import CLASS
 from venusctl.sim.xserver import TkApp, XServer
-from venusctl.surfaces import DriverOptions
 
 SCREEN = ScreenSize(1920, 1080)
 

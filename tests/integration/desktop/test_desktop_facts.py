@@ -17,8 +17,8 @@ from tests.support.desktop_apps import (
     session_bus,
 )
 from tests.support.x11 import input_state, wait_until
-from venusctl.actions import MouseDown
-from venusctl.drivers.desktop import DesktopDriver
+from venusctl.core.actions import MouseDown
+from venusctl.drivers.desktop.driver import DesktopDriver
 from venusctl.sim.xserver import XServer
 
 

@@ -10,11 +10,11 @@ import pytest
 
 from tests.support.tools import require
 from tests.support.x11 import input_state, wait_until
-from venusctl.actions import Click, Hover, KeyDown, Surface, Type
-from venusctl.drivers.desktop import DesktopDriver, DesktopOptions
-from venusctl.drivers.desktop_geometry import Monitor
-from venusctl.errors import Aborted
-from venusctl.grid import ScreenSize, to_grid, to_pixels
+from venusctl.core.actions import Click, Hover, KeyDown, Surface, Type
+from venusctl.core.errors import Aborted
+from venusctl.core.grid import ScreenSize, to_grid, to_pixels
+from venusctl.drivers.desktop.driver import DesktopDriver, DesktopOptions
+from venusctl.drivers.desktop.geometry import Monitor
 from venusctl.sim.tkapp import CLASS, TITLE
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.tools import require
 from tests.support.x11 import wait_until
-from venusctl.actions import Click, Hotkey, Type
+from venusctl.core.actions import Click, Hotkey, Type
 from venusctl.sim.xserver import XServer
 
 # The shell reads one line, shows it in the window title and saves it; then waits.

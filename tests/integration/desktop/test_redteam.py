@@ -35,9 +35,9 @@ from tests.support.desktop_apps import (
 )
 from tests.support.redteam import Case, run_case
 from tests.support.x11 import wait_until
-from venusctl.actions import Surface
-from venusctl.drivers.desktop import DesktopDriver
-from venusctl.grid import ScreenSize, to_grid
+from venusctl.core.actions import Surface
+from venusctl.core.grid import ScreenSize, to_grid
+from venusctl.drivers.desktop.driver import DesktopDriver
 from venusctl.sim.xserver import XServer
 
 SCREEN = ScreenSize(1920, 1080)

@@ -23,8 +23,8 @@ import pytest
 from tests.support.cli import VENUSCTL, venusctl, write_answers
 from tests.support.desktop_apps import LoggedApp, launch_gtk, require_gtk, session_bus, settled
 from tests.support.x11 import input_state, wait_until
-from venusctl.actions import Surface
-from venusctl.grid import ScreenSize, to_grid
+from venusctl.core.actions import Surface
+from venusctl.core.grid import ScreenSize, to_grid
 from venusctl.sim.xserver import XServer
 
 SCREEN = ScreenSize(1920, 1080)

@@ -152,7 +152,7 @@ def test_this_machine_as_it_is():
 
 
 def test_doctor_names_the_same_architecture(bin_dir: Path, monkeypatch: pytest.MonkeyPatch):
-    from venusctl.doctor_model import check_llama_build, rebuild_command
+    from venusctl.doctor.model import check_llama_build, rebuild_command
 
     nvidia_smi(bin_dir, ["9.0"])
     monkeypatch.setenv("PATH", str(bin_dir))

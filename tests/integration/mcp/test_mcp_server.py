@@ -163,7 +163,7 @@ def test_bad_arguments_are_clear_tool_errors_and_the_server_keeps_running(
 
 def test_secret_values_are_never_returned_or_logged(shop, browser_path, tmp_path,
                                                     file_keyring):
-    from venusctl.secrets import SecretStore
+    from venusctl.safety.secrets import SecretStore
 
     SecretStore().set("pin", "Zq-4417-canary")
     answers = [

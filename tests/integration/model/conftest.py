@@ -9,9 +9,9 @@ import pytest
 from PIL import Image, ImageDraw
 
 from tests.support.tiny_model import ModelFiles, tiny_model  # noqa: F401 - a fixture
-from venusctl.actions import Surface
+from venusctl.core.actions import Surface
 from venusctl.model.base import ImagePart
-from venusctl.model.llama import LlamaModel, LlamaSettings
+from venusctl.model.llama.backend import LlamaModel, LlamaSettings
 
 SMALL_IMAGES = {"image_min_tokens": None, "image_max_tokens": 256}
 

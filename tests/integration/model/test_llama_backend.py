@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.integration.model.conftest import screenshot
-from venusctl.actions import Surface, parse
-from venusctl.messages import Turn, build, grounding, load_template, system_prompt
+from venusctl.core.actions import Surface, parse
+from venusctl.interface.messages import Turn, build, grounding, load_template, system_prompt
 from venusctl.model.base import Model, SamplingOptions
-from venusctl.model.llama import backend_info
+from venusctl.model.llama.backend import backend_info
 
 
 def navigation(surface: Surface, step: int = 0, history: list[Turn] | None = None):
@@ -147,7 +147,7 @@ def test_a_grammatical_model_passes_the_lazy_check_without_a_full_one():
     """The biased real-vocabulary model writes a valid answer by itself: the grammar,
     asked only about each sampled token, never has to scan the 248k vocabulary."""
     from tests.support.tiny_model import GRAMMATICAL_ANSWER, TINY_GRAMMATICAL, ensure_model
-    from venusctl.model.llama import LlamaModel, LlamaSettings
+    from venusctl.model.llama.backend import LlamaModel, LlamaSettings
 
     files = ensure_model(TINY_GRAMMATICAL)
     texts = {}

@@ -7,11 +7,11 @@ import pytest
 
 from tests.integration.model.conftest import screenshot
 from tests.support.tiny_model import TINY, write_projector
-from venusctl.actions import Surface
-from venusctl.errors import ExitCode, ModelError, UsageError
-from venusctl.messages import build, load_template, system_prompt
+from venusctl.core.actions import Surface
+from venusctl.core.errors import ExitCode, ModelError, UsageError
+from venusctl.interface.messages import build, load_template, system_prompt
 from venusctl.model.base import SamplingOptions
-from venusctl.model.llama import LlamaModel, LlamaSettings
+from venusctl.model.llama.backend import LlamaModel, LlamaSettings
 
 
 def one_line(error: Exception) -> str:

@@ -1,7 +1,7 @@
 """llama.cpp's libraries load before numpy's, whichever way venusctl is entered.
 
 On a CUDA build, numpy's extension loaded before ggml's libraries made GPU offload
-segfault (see venusctl.model.libraries). A CPU build does not crash either way, so
+segfault (see venusctl.model.llama.libraries). A CPU build does not crash either way, so
 these tests watch the order itself: each entry point runs in a fresh process with
 the dynamic loader's own trace on (`LD_DEBUG=files`), which records every library
 as it is loaded, independent of the code under test.
@@ -55,9 +55,9 @@ def traced(command: list[str], tmp_path: Path, **env: str) -> tuple[subprocess.C
 LIBRARY_USE = """
 import sys
 from pathlib import Path
-from venusctl.actions import Surface
+from venusctl.core.actions import Surface
 from venusctl.model.base import SamplingOptions
-from venusctl.model.llama import LlamaModel, LlamaSettings
+from venusctl.model.llama.backend import LlamaModel, LlamaSettings
 model = LlamaModel(LlamaSettings(Path(sys.argv[1]), Path(sys.argv[2]), image_max_tokens=64,
                                  image_min_tokens=None), Surface.BROWSER)
 import numpy  # what a script would import next

@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 
 from tests.integration.model.conftest import screenshot
-from venusctl.actions import Surface
-from venusctl.messages import Turn, build, load_template, system_prompt
+from venusctl.core.actions import Surface
+from venusctl.interface.messages import Turn, build, load_template, system_prompt
 from venusctl.model.base import SamplingOptions
-from venusctl.model.llama import LlamaModel
+from venusctl.model.llama.backend import LlamaModel
 
 GREEDY = SamplingOptions(max_tokens=80)
 FEEDBACK = {2: "The last action failed: nothing to click there.", 3: "The current URL is x"}
@@ -66,7 +66,7 @@ def test_history_images_still_give_the_same_answers(open_llama):
 
 
 def test_a_repeated_question_on_the_same_screenshot_resumes_after_the_image(open_llama):
-    from venusctl.messages import grounding
+    from venusctl.interface.messages import grounding
 
     model = open_llama(surface=None)
     template = load_template("grounding")

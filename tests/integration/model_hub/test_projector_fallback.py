@@ -16,8 +16,8 @@ from PIL import Image
 from tests.support.cli import venusctl
 from tests.support.fake_hub import FakeHub, FakeRepo
 from tests.support.tiny_model import ModelFiles, tiny_model  # noqa: F401 - a fixture
-from venusctl.config import DEFAULT_QUANT, DEFAULT_REPO
-from venusctl.model.hub import PROJECTOR_FALLBACKS
+from venusctl.model.files.hub import PROJECTOR_FALLBACKS
+from venusctl.model.settings import DEFAULT_QUANT, DEFAULT_REPO
 
 FALLBACK = "prithivMLmods/inclusionAI-UI-Venus-2-9B-GGUF"
 MODEL = "UI-Venus-2-9B-Q4_K_M.gguf"

@@ -10,17 +10,17 @@ from pathlib import Path
 from textual.widgets import Static
 
 from tests.support.fakes import FakeDriver
-from venusctl.agent import AgentSettings
+from venusctl.core.errors import ExitCode
 from venusctl.drivers.base import Element
-from venusctl.errors import ExitCode
+from venusctl.drivers.factory import DriverOptions
+from venusctl.loop.agent import AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
+from venusctl.run.build import ModelOptions, RunRequest, run_task
 from venusctl.safety.confirm import Reply
-from venusctl.session import ModelOptions, RunRequest, run_task
-from venusctl.surfaces import DriverOptions
-from venusctl.tui import LiveApp, ScreenView
-from venusctl.tui_bridge import Control
-from venusctl.tui_modals import ConfirmScreen, QuestionScreen
+from venusctl.tui.app import LiveApp, ScreenView
+from venusctl.tui.bridge import Control
+from venusctl.tui.modals import ConfirmScreen, QuestionScreen
 
 ANSWERS = [
     "<think>Open the name field.</think><action>Click(point=(300, 200))</action>",

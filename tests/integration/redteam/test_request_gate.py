@@ -22,16 +22,16 @@ from tests.support.cli import VENUSCTL, only_run, write_answers
 from tests.support.tools import chromium
 from tests.support.web_redteam import VIEWPORT
 from tests.support.web_redteam_site import RedTeamSite
-from venusctl.actions import Surface
-from venusctl.agent import AgentSettings
-from venusctl.drivers.web import WebDriver, WebOptions
-from venusctl.grid import to_grid
+from venusctl.core.actions import Surface
+from venusctl.core.grid import to_grid
+from venusctl.drivers.factory import DriverOptions
+from venusctl.drivers.web.driver import WebDriver, WebOptions
+from venusctl.loop.agent import AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
+from venusctl.run.build import RunRequest, run_task
 from venusctl.safety.confirm import TerminalConfirmer
 from venusctl.safety.setup import SafetyOptions
-from venusctl.session import RunRequest, run_task
-from venusctl.surfaces import DriverOptions
 
 CONTINUE = to_grid((320, 230), VIEWPORT, Surface.BROWSER)
 CLICK = f"<think>Continue.</think><action>Click(point={CONTINUE})</action>"

@@ -18,16 +18,16 @@ import pytest
 from tests.support.tools import chromium
 from tests.support.web_redteam import THOUGHT, VIEWPORT
 from tests.support.web_todomvc import serve_todomvc
-from venusctl.actions import Surface
-from venusctl.agent import AgentSettings
-from venusctl.drivers.web import WebDriver, WebOptions
-from venusctl.grid import to_grid
+from venusctl.core.actions import Surface
+from venusctl.core.grid import to_grid
+from venusctl.drivers.factory import DriverOptions
+from venusctl.drivers.web.driver import WebDriver, WebOptions
+from venusctl.loop.agent import AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
+from venusctl.run.build import RunRequest, run_task
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.setup import SafetyOptions
-from venusctl.session import RunRequest, run_task
-from venusctl.surfaces import DriverOptions
 
 
 @pytest.fixture(scope="module")

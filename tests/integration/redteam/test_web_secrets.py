@@ -27,14 +27,14 @@ from tests.support.keyring_env import file_keyring_backend
 from tests.support.tools import chromium
 from tests.support.web_redteam import VIEWPORT
 from tests.support.web_redteam_site import RedTeamSite
-from venusctl.actions import Click, Surface, Type
-from venusctl.drivers.web import WebDriver, WebOptions
-from venusctl.errors import ActionFailed
-from venusctl.grid import to_grid
+from venusctl.core.actions import Click, Surface, Type
+from venusctl.core.errors import ActionFailed
+from venusctl.core.grid import to_grid
+from venusctl.drivers.web.driver import WebDriver, WebOptions
 from venusctl.safety.policy import SecretPermit
 from venusctl.safety.redact import Redactor
 from venusctl.safety.secret_driver import MASK_COLOUR, SecretDriver
-from venusctl.secrets import SecretStore
+from venusctl.safety.secrets import SecretStore
 
 CANARY = "Cnry-7Qx2-secret-Vz91"
 FORMS = [CANARY, quote(CANARY, safe=""), " ".join(CANARY), "-".join(CANARY),

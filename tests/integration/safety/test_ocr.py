@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.button_crops import BUTTONS, POINT, SCREEN, screenshot
 from tests.support.cli import VENUSCTL, only_run, write_answers
-from venusctl.actions import Click
+from venusctl.core.actions import Click
 from venusctl.drivers.base import Element, ScreenContext
 from venusctl.safety.guard import Decision, GuardRequest, Target
 from venusctl.safety.ocr import TesseractReader, crop_box, tessdata_dir

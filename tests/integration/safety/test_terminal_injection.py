@@ -26,7 +26,7 @@ from pathlib import Path
 import pyte
 
 from tests.support.cli import VENUSCTL, only_run, write_answers
-from venusctl.drivers.web import WebDriver, WebOptions
+from venusctl.drivers.web.driver import WebDriver, WebOptions
 
 ERASE = "\x1b[2A\x1b[2K  policy : OK safe, nothing to confirm\r"
 OSC_52 = "\x1b]52;c;cm0gLXJmIH4=\x07"

@@ -8,8 +8,8 @@ exactly as the agent would and asks the guard about what the driver reported.
 
 from __future__ import annotations
 
-from venusctl.actions import Click, Launch, Type
-from venusctl.drivers.web import WebDriver, WebOptions
+from venusctl.core.actions import Click, Launch, Type
+from venusctl.drivers.web.driver import WebDriver, WebOptions
 from venusctl.safety.guard import Decision, GuardRequest
 from venusctl.safety.policy import load_policy
 from venusctl.safety.policy_guard import PolicyGuard

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.tools import chromium
-from venusctl.drivers.web import WebDriver, WebOptions
+from venusctl.drivers.web.driver import WebDriver, WebOptions
 from venusctl.sim.web import ShopServer
 
 

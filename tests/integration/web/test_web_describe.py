@@ -16,9 +16,9 @@ import pytest
 
 from tests.support.tools import chromium
 from tests.support.web_redteam_site import RedTeamSite
-from venusctl.actions import Click, Hotkey
+from venusctl.core.actions import Click, Hotkey
 from venusctl.drivers.base import Element
-from venusctl.drivers.web import WebDriver, WebOptions
+from venusctl.drivers.web.driver import WebDriver, WebOptions
 
 TARGET = (320, 230)
 

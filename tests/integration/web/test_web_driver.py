@@ -11,7 +11,7 @@ import time
 import pytest
 from PIL import Image
 
-from venusctl.actions import (
+from venusctl.core.actions import (
     Click,
     DoubleClick,
     Drag,
@@ -28,8 +28,8 @@ from venusctl.actions import (
     Type,
     Wait,
 )
-from venusctl.errors import ActionFailed, DeviceError
-from venusctl.grid import ScreenSize
+from venusctl.core.errors import ActionFailed, DeviceError
+from venusctl.core.grid import ScreenSize
 
 EVENTS_JS = """() => { window.__ev = [];
   for (const t of ['mousedown','mouseup','click','dblclick','mouseover','mousemove'])
@@ -53,7 +53,7 @@ def test_screenshot_is_the_viewport_in_css_pixels(web, shop):
 
 
 def test_jpeg_screenshots_when_asked(shop, browser_path):
-    from venusctl.drivers.web import WebDriver, WebOptions
+    from venusctl.drivers.web.driver import WebDriver, WebOptions
 
     driver = WebDriver(WebOptions(url=shop.url + "/", browser_path=browser_path,
                                   image_format="jpeg", viewport=ScreenSize(800, 600)))

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import only_run, venusctl, write_answers
-from venusctl.actions import Click, Download, SelectOption, Upload
-from venusctl.drivers.web import WebDriver, WebOptions
-from venusctl.errors import ActionFailed
+from venusctl.core.actions import Click, Download, SelectOption, Upload
+from venusctl.core.errors import ActionFailed
+from venusctl.drivers.web.driver import WebDriver, WebOptions
 
 PAGE = """<!doctype html><html><head><title>Files</title><style>
 body { margin: 0; font: 16px sans-serif; }

@@ -27,7 +27,7 @@ from venusctl.sim.phone.commands import Commands
 from venusctl.sim.phone.shell import Result, Shell
 from venusctl.sim.phone.transport import Listener, Stream
 
-GRID = 1000  # the model's mobile grid divisor (venusctl.grid)
+GRID = 1000  # the model's mobile grid divisor (venusctl.core.grid)
 
 
 @dataclass

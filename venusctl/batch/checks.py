@@ -1,0 +1,141 @@
+"""Programmatic success checks, run on the surface after the agent has stopped.
+
+The model saying `Finished` is a claim; a check is evidence: the browser's URL, text
+in the page's DOM or the phone's UI hierarchy, a file on disk, or any shell command
+that exits 0. Checks run while the task's driver is still open, so they see the
+state the agent left behind.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from venusctl.batch.taskfile import Check
+from venusctl.core.errors import VenusError
+from venusctl.drivers.base import Driver, ScreenContext
+
+SHELL_TIMEOUT_S = 120.0
+_PAGE_TEXT_JS = "() => document.documentElement ? document.documentElement.innerText : ''"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    kind: str
+    value: str
+    passed: bool
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "value": self.value, "passed": self.passed,
+                "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What the checks may look at: the open driver, the final answer, an environment."""
+
+    driver: Driver | None
+    answer: str
+    env: Mapping[str, str]
+    cwd: Path
+
+
+def run_checks(checks: tuple[Check, ...], context: CheckContext) -> list[CheckResult]:
+    """Every check, in order; one failing does not hide the others."""
+    return [run_check(check, context) for check in checks]
+
+
+def run_check(check: Check, context: CheckContext) -> CheckResult:
+    try:
+        passed, detail = _KINDS[check.kind](check.value, context)
+    except VenusError as exc:
+        passed, detail = False, str(exc)
+    except Exception as exc:  # a surface that broke while being checked
+        passed, detail = False, f"{type(exc).__name__}: {exc}"
+    return CheckResult(check.kind, check.value, passed, detail)
+
+
+def _url_matches(pattern: str, context: CheckContext) -> tuple[bool, str]:
+    if context.driver is None:
+        return False, "the browser is gone"
+    url = screen_context(context.driver).url or ""
+    return re.search(pattern, url) is not None, f"url {url}"
+
+
+def _answer_matches(pattern: str, context: CheckContext) -> tuple[bool, str]:
+    found = re.search(pattern, context.answer) is not None
+    return found, f"answer {context.answer[:200]!r}"
+
+
+def _text_present(text: str, context: CheckContext) -> tuple[bool, str]:
+    if context.driver is None:
+        return False, "the surface is gone"
+    content = surface_text(context.driver)
+    found = _flat(text).casefold() in _flat(content).casefold()
+    return found, f"{'found' if found else 'not found'} in {len(content)} characters"
+
+
+def _file_exists(path: str, context: CheckContext) -> tuple[bool, str]:
+    target = Path(path).expanduser()
+    if not target.is_absolute():
+        target = context.cwd / target
+    return target.exists(), str(target)
+
+
+def _shell(command: str, context: CheckContext) -> tuple[bool, str]:
+    try:
+        done = subprocess.run(command, shell=True, cwd=context.cwd, env=dict(context.env),
+                              capture_output=True, text=True, timeout=SHELL_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {SHELL_TIMEOUT_S:g} s"
+    output = " ".join((done.stdout + done.stderr).split())[-300:]
+    return done.returncode == 0, f"exit {done.returncode}" + (f": {output}" if output else "")
+
+
+_KINDS = {
+    "url_matches": _url_matches,
+    "answer_matches": _answer_matches,
+    "text_present": _text_present,
+    "file_exists": _file_exists,
+    "shell": _shell,
+}
+
+
+def screen_context(driver: Driver) -> ScreenContext:
+    """The app or page the surface shows now, without taking a screenshot."""
+    return driver.context()
+
+
+def surface_text(driver: Driver) -> str:
+    """All text the surface shows: the page's rendered text and source (web), or every
+    label of the UI hierarchy (android)."""
+    inner = getattr(driver, "inner", driver)
+    while hasattr(inner, "inner"):
+        inner = inner.inner
+    if inner.name == "web":
+        page = inner.page  # type: ignore[attr-defined]
+        return f"{page.evaluate(_PAGE_TEXT_JS)}\n{page.content()}"
+    if inner.name == "android":
+        return _hierarchy_text(inner)
+    raise VenusError(f"text_present cannot read the {inner.name} surface")
+
+
+def _hierarchy_text(driver: Any) -> str:
+    from venusctl.drivers.android.driver import DUMP_PATH
+    from venusctl.drivers.android.ui import parse_hierarchy
+
+    result = driver.link.run(f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}", 30.0)
+    nodes = parse_hierarchy(result.out)
+    labels = [node.attrs.get(key, "") for node in nodes
+              for key in ("text", "content-desc", "hint")]
+    return "\n".join(label for label in labels if label)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,3 @@
+"""Model files: finding and downloading them on the hub, reading a GGUF header, `model pull
+| list | info`. No inference here.
+"""
