@@ -15,10 +15,10 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 from rich.console import Console
 
+from venusctl.core import pictures
 from venusctl.core.errors import ExitCode
 from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Screen
-from venusctl.present import pictures
 from venusctl.present.halfblock import HalfBlockImage
 from venusctl.present.report import build_html, write_gif
 from venusctl.records.store import Outcome, Recorder, RunInfo, StepRecord, load_run

@@ -25,7 +25,7 @@ from PIL import Image
 
 from tests.support.button_crops import BUTTONS, screenshot
 from tests.support.safety_corpus import load_cases
-from venusctl.present.pictures import blur_boxes, encode
+from venusctl.core.pictures import blur_boxes, encode
 from venusctl.safety.policy import load_policy
 from venusctl.safety.policy_guard import PolicyGuard
 
@@ -67,8 +67,8 @@ def main() -> None:
 def ocr_phase(repeat: int) -> None:
     """The OCR phase of one step: a nameless target on a Latin and on a Korean screen."""
     from venusctl.core.grid import ScreenSize
+    from venusctl.core.pictures import encode
     from venusctl.drivers.base import Element, Screen, ScreenContext
-    from venusctl.present.pictures import encode
     from venusctl.safety.guard import Target
     from venusctl.safety.ocr import TesseractReader, read_nameless
 

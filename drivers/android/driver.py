@@ -60,7 +60,7 @@ from venusctl.drivers.android.ui import (
     password_regions,
 )
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
-from venusctl.loop.settle import wait_until_stable
+from venusctl.drivers.settle import wait_until_stable
 
 log = logging.getLogger(__name__)
 

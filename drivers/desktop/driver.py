@@ -65,7 +65,7 @@ from venusctl.drivers.desktop.geometry import Monitor, PointerMap, avoid_corners
 from venusctl.drivers.desktop.input import Input, load_pyautogui, unicode_typer
 from venusctl.drivers.desktop.release import neutral_point
 from venusctl.drivers.desktop.windows import WindowInfo, open_windows
-from venusctl.loop.settle import wait_until_stable
+from venusctl.drivers.settle import wait_until_stable
 
 log = logging.getLogger(__name__)
 

@@ -48,6 +48,7 @@ from venusctl.core.errors import ActionFailed, DeviceError, UsageError, VenusErr
 from venusctl.core.grid import ScreenSize
 from venusctl.core.text import first_line
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
+from venusctl.drivers.settle import wait_until_stable
 from venusctl.drivers.web.describe import SETTLE_JS, Describer
 from venusctl.drivers.web.fields import SecretFields, focused_handle, sensitive_boxes
 from venusctl.drivers.web.files import FileTransfers
@@ -55,7 +56,6 @@ from venusctl.drivers.web.gate import Judge, RequestHold, refresh
 from venusctl.drivers.web.profile import ProfileGuard
 from venusctl.drivers.web.select import select_by_name
 from venusctl.interface.profile import authors_profile
-from venusctl.loop.settle import wait_until_stable
 
 log = logging.getLogger(__name__)
 

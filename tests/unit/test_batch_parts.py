@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from venusctl.batch.checks import CheckContext, run_checks
+from venusctl.batch.models import Balancer, SharedModel, SpreadModel
 from venusctl.batch.pool import PhoneSpec, PoolOptions, SlotPool, build_slots
 from venusctl.batch.results import Attempt, ResultsWriter, TaskResult, read_results, summarise
 from venusctl.batch.taskfile import Check, TaskSpec
 from venusctl.core.errors import ModelError, UsageError
 from venusctl.drivers.android.adb import AdbAddress
 from venusctl.model.base import Completion, SamplingOptions
-from venusctl.model.pool import Balancer, SharedModel, SpreadModel
 from venusctl.run.build import ModelOptions
 
 

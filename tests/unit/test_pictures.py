@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PIL import Image
 
+from venusctl.core import pictures
 from venusctl.core.actions import Click, Surface
 from venusctl.core.grid import ScreenSize
-from venusctl.present import pictures
 
 WHITE = (255, 255, 255)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from venusctl.batch.display import BatchDisplay
 from venusctl.batch.environments import environments
+from venusctl.batch.models import ModelSource
 from venusctl.batch.pool import PoolOptions, Slot, SlotPool, build_slots
 from venusctl.batch.results import (
     ResultsWriter,
@@ -34,7 +35,6 @@ from venusctl.batch.task import Shared, run_one
 from venusctl.batch.taskfile import TaskFile, TaskSpec, read_task_file, resolve_tasks
 from venusctl.cache import CacheOptions
 from venusctl.core.errors import ExitCode, UsageError
-from venusctl.model.pool import ModelSource
 from venusctl.records.store import new_run_id
 from venusctl.run.build import ModelOptions
 from venusctl.safety.setup import (

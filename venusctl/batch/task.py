@@ -25,6 +25,7 @@ from typing import Any
 
 from venusctl.batch.browsers import LOST_NOTE, BatchBrowsers
 from venusctl.batch.checks import CheckContext, run_checks, screen_context
+from venusctl.batch.models import ModelSource, SpreadModel
 from venusctl.batch.pool import Slot
 from venusctl.batch.results import Attempt, TaskResult
 from venusctl.batch.taskfile import TaskSpec
@@ -34,7 +35,6 @@ from venusctl.core.errors import DeviceError, ExitCode, VenusError
 from venusctl.drivers.base import Driver, DriverWrapper
 from venusctl.drivers.factory import surface_of
 from venusctl.loop.agent import AgentSettings, RunObserver, StepGate
-from venusctl.model.pool import ModelSource, SpreadModel
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.setup import SafetyOptions

@@ -3,7 +3,7 @@
 People read a run to learn what the agent saw, what it thought, what it did and
 where the time went. The page embeds every image (base64) and its chart (inline
 SVG) so it can be mailed, attached to a bug or opened offline years later; it loads
-nothing from anywhere. Screenshots are annotated by `venusctl.present.pictures`, the same
+nothing from anywhere. Screenshots are annotated by `venusctl.core.pictures`, the same
 code that draws the live view and the safety crop.
 """
 
@@ -19,9 +19,10 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
+from venusctl.core import pictures
 from venusctl.core.actions import Surface, describe, parse_action
 from venusctl.core.errors import ParseError, UsageError
-from venusctl.present import pictures, timeline
+from venusctl.present import timeline
 from venusctl.records.store import StoredRun
 from venusctl.safety.sanitize import shown
 

@@ -74,7 +74,7 @@ def shot_from_file(path: Path, surface: Surface) -> Shot:
 
 def annotate(picture: Image.Image, result: GroundResult, out: Path) -> None:
     """Mark the point (screen units scaled to image pixels) and label it."""
-    from venusctl.present.pictures import mark_label, mark_point
+    from venusctl.core.pictures import mark_label, mark_point
 
     canvas = picture.convert("RGB")
     if result.pixels is not None:

@@ -12,8 +12,8 @@ import logging
 from pathlib import Path
 
 from venusctl.core.actions import Action, points_of
+from venusctl.core.pictures import ActionMarks, crop_around, draw_action, encode, fit
 from venusctl.drivers.base import Element, Screen
-from venusctl.present.pictures import ActionMarks, crop_around, draw_action, encode, fit
 from venusctl.records.store import write_whole
 
 log = logging.getLogger(__name__)

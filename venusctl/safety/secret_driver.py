@@ -26,8 +26,8 @@ from PIL import Image, ImageDraw
 
 from venusctl.core.actions import Action, Sequence, Type, walk
 from venusctl.core.errors import ActionFailed, VenusError
+from venusctl.core.pictures import blur_boxes, encode
 from venusctl.drivers.base import ActionResult, Driver, DriverWrapper, Element, Screen
-from venusctl.present.pictures import blur_boxes, encode
 from venusctl.safety.places import host_of, in_domains
 from venusctl.safety.policy import SecretPermit
 from venusctl.safety.redact import Redactor

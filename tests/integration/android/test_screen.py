@@ -10,7 +10,7 @@ from tests.integration.android.conftest import centre
 from venusctl.core.actions import Click, LaunchApp, Surface
 from venusctl.core.grid import ScreenSize, to_pixels
 from venusctl.drivers.android.driver import AndroidDriver, AndroidOptions
-from venusctl.loop.settle import fingerprint, frames_match
+from venusctl.drivers.settle import fingerprint, frames_match
 from venusctl.sim.phone import PhoneConfig
 from venusctl.sim.phone.env import PhoneEnv
 
