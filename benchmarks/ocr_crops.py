@@ -75,10 +75,11 @@ class Rapid:
         self.engine = RapidOCR(intra_op_num_threads=1, inter_op_num_threads=1)
 
     def read(self, image: Image.Image, box: tuple[int, int, int, int],
-             context: ScreenContext) -> str:
+             context: ScreenContext, centre: tuple[int, int] | None = None) -> str:
         import numpy as np
 
-        result, _ = self.engine(np.asarray(prepared(image.crop(box)).convert("RGB")))
+        picture = prepared(image.crop(box), centre).convert("RGB")
+        result, _ = self.engine(np.asarray(picture))
         return " ".join(item[1] for item in (result or []))
 
 

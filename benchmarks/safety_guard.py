@@ -7,7 +7,9 @@ Over the labelled corpus (tests/corpus/safety): the median time of one
 and compile each policy, the median time to blur a password field into a
 1280x800 JPEG screenshot (what the secret wrapper adds when a page shows one), and
 the OCR phase of a step whose target is nameless (reading a drawn button on a
-1280x800 screenshot, Tesseract on one core; the first read also loads the engine).
+1280x800 screenshot, Tesseract on one core; the first read also loads the engine),
+and of a step whose keys go to a window without accessibility (reading a 600x360
+window of buttons and a file list on a 1920x1080 screenshot).
 Medians in milliseconds over N repetitions; ratios against the default policy.
 """
 
@@ -62,6 +64,7 @@ def main() -> None:
     print(f"blur one field + JPEG re-encode {blur:.1f} ms (JPEG encode alone {plain:.1f} ms, "
           f"x{blur / plain:.2f})")
     ocr_phase(args.n)
+    window_phase(args.n)
 
 
 def ocr_phase(repeat: int) -> None:
@@ -85,6 +88,52 @@ def ocr_phase(repeat: int) -> None:
             reader, t, Screen(d, "image/jpeg", ScreenSize(1280, 800), c)), repeat)
         print(f"OCR phase, one nameless target ({lang}): median {step:.1f} ms per step "
               f"(first step {first:.0f} ms, loading the engine)")
+    reader.close()
+
+
+def tk_like_window() -> Image.Image:
+    """A 1920x1080 screen with a 600x360 window of raised buttons and a file list."""
+    from PIL import ImageDraw, ImageFont
+
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 19)
+    shot = Image.new("RGB", (1920, 1080), (0, 0, 0))
+    draw = ImageDraw.Draw(shot)
+    draw.rectangle((100, 100, 699, 459), fill=(217, 217, 217))
+    draw.rectangle((110, 110, 689, 200), fill=(255, 255, 255), outline=(120, 120, 120))
+    for row, name in enumerate(("report.txt", "photo.png", "notes.md")):
+        draw.text((114, 114 + 28 * row), name, font=font, fill=(0, 0, 0))
+    for row, label in enumerate(("Keep files", "Delete all files", "Send")):
+        top = 215 + 54 * row
+        draw.rectangle((110, top, 689, top + 42), outline=(120, 120, 120))
+        draw.text((400, top + 21), label, font=font, fill=(0, 0, 0), anchor="mm")
+    return shot
+
+
+def window_phase(repeat: int) -> None:
+    """The OCR phase of a key step whose focus nobody identified: the window is read."""
+    from venusctl.actions import Surface, parse_action
+    from venusctl.drivers.base import Element, Screen, ScreenContext
+    from venusctl.grid import ScreenSize
+    from venusctl.pictures import encode
+    from venusctl.safety.guard import FOCUS, Target
+    from venusctl.safety.ocr import TesseractReader
+    from venusctl.safety.reading import read_unnamed
+
+    reader = TesseractReader()
+    data = encode(tk_like_window(), "jpeg")
+    focus = (Target(FOCUS, Element(extra={"unidentified": True,
+                                          "window_bounds": [100, 100, 600, 360]})),)
+    space = parse_action("Hotkey(keys=['space'])", Surface.DESKTOP)
+
+    def step() -> str:
+        screen = Screen(data, "image/jpeg", ScreenSize(1920, 1080), ScreenContext(title="Files"))
+        return read_unnamed(reader, space, focus, screen)[0].element.extra["window_text"]
+    started = time.perf_counter()
+    text = step()
+    first = (time.perf_counter() - started) * 1000
+    print(f"OCR phase, the focused window (600x360) for a key: median "
+          f"{median_ms(step, repeat):.1f} ms per step (first step {first:.0f} ms, loading "
+          f"the engine); read: {text!r}")
     reader.close()
 
 

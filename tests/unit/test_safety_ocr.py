@@ -21,7 +21,15 @@ from venusctl.records.store import Recorder, RunInfo, load_run
 from venusctl.run.observers import RecordObserver
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.guard import FOCUS, Target
-from venusctl.safety.ocr import crop_box, groups_for, needs_reading, prepared, read_nameless
+from venusctl.safety.ocr import (
+    crop_box,
+    groups_for,
+    needs_reading,
+    prepared,
+    read_nameless,
+    read_target,
+    within_window,
+)
 from venusctl.safety.policy import load_policy
 from venusctl.safety.policy_guard import PolicyGuard
 
@@ -35,7 +43,11 @@ class StandIn:
     text: str = "Pay €49"
     boxes: list = field(default_factory=list)
 
-    def read(self, image, box, context) -> str:
+    def read(self, image, box, context, centre=None) -> str:
+        self.boxes.append(box)
+        return self.text
+
+    def read_window(self, image, box, context) -> str:
         self.boxes.append(box)
         return self.text
 
@@ -74,6 +86,59 @@ def test_a_control_is_cut_out_as_dark_ink_on_white_whatever_its_colours(fill, in
     assert out.shape[1] < 320 * 3  # cut down to the control
     assert (out == 0).sum() > 0 and (out == 255).mean() > 0.5  # dark ink on white
     assert out[:14].min() == 255  # a white margin
+
+
+def _menu() -> Image.Image:
+    """Rows of a list (left) under a two-item popup menu (a raised grey window)."""
+    crop = Image.new("RGB", (320, 96), (217, 217, 217))
+    draw = ImageDraw.Draw(crop)
+    for top in (10, 40, 70):  # the list's rows, partly under the menu
+        draw.rectangle((10, top, 120, top + 12), fill=(0, 0, 0))
+    draw.rectangle((100, 20, 220, 80), fill=(217, 217, 217), outline=(120, 120, 120))
+    draw.rectangle((110, 28, 150, 40), fill=(0, 0, 0))  # "Open"
+    draw.rectangle((110, 58, 160, 70), fill=(0, 0, 0))  # "Delete"
+    return crop
+
+
+def _ink(picture: Image.Image) -> tuple[int, int]:
+    """The height and width of the ink, in screen pixels (the picture is scaled by 3)."""
+    rows, columns = np.nonzero(np.asarray(picture) == 0)
+    return (rows.max() - rows.min() + 1) // 3, (columns.max() - columns.min() + 1) // 3
+
+
+def test_among_rows_of_plain_text_the_line_at_the_point_is_read():
+    menu = _menu().crop((100, 20, 221, 81))  # cut to the menu's window
+    assert _ink(prepared(menu, (60, 44))) == (13, 51)  # "Delete" alone
+    assert _ink(prepared(menu, (60, 14))) == (13, 41)  # "Open" alone
+
+
+def test_a_point_between_lines_reads_the_nearest_one():
+    menu = _menu().crop((100, 20, 221, 81))
+    assert _ink(prepared(menu, (60, 34))) == (13, 51)  # nearer "Delete" (38-50) than "Open"
+
+
+def test_the_crop_stays_inside_the_window_the_point_is_in():
+    box = crop_box((215, 163), (1920, 1080), (1920, 1080))
+    assert within_window(box, (215, 163), [169, 118, 92, 60], (1, 1)) == (169, 118, 261, 178)
+    assert within_window(box, (215, 163), [0, 0, 30, 30], (1, 1)) == box  # not in it
+    assert within_window(box, (215, 163), "junk", (1, 1)) == box
+    hidpi = crop_box((215, 163), (1920, 1080), (3840, 2160))
+    assert within_window(hidpi, (215, 163), [169, 118, 92, 60], (2, 2)) == (338, 236, 522, 356)
+
+
+def test_the_reader_is_told_where_the_point_is_inside_the_cut_crop():
+    seen = []
+
+    class Where(StandIn):
+        def read(self, image, box, context, centre=None) -> str:
+            seen.append((box, centre))
+            return "Delete"
+
+    image = Image.new("RGB", (1920, 1080), (217, 217, 217))
+    element = Element(extra={"unidentified": True, "window_bounds": [169, 118, 92, 60]})
+    found, _ = read_target(Where(), image, (215, 163), (1920, 1080), element, ScreenContext())
+    assert seen == [((169, 118, 261, 178), (46, 45))]
+    assert found.extra["ocr"] == "Delete" and found.extra["window_bounds"] == [169, 118, 92, 60]
 
 
 def test_read_nameless_reads_points_only_and_keeps_what_the_driver_said():

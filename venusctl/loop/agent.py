@@ -49,7 +49,8 @@ from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
 from venusctl.safety.crop import save_crop
 from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict
-from venusctl.safety.ocr import TextReader, needs_reading, read_nameless
+from venusctl.safety.ocr import TextReader
+from venusctl.safety.reading import needs_ocr, read_unnamed
 from venusctl.safety.targets import describe_targets, first_element
 
 log = logging.getLogger(__name__)
@@ -380,13 +381,13 @@ class Agent:
         clock: _Clock,
     ) -> GuardRequest:
         """Ask the driver about every point the action touches and the focus, and read
-        the targets it cannot name (OCR): the guard judges each of them."""
+        the targets it cannot name (OCR, and the focused window when keys go to a
+        focus it cannot name): the guard judges each of them."""
         with clock("describe"):
             targets = describe_targets(self.driver, placed)
-        if self.reader is not None and any(needs_reading(t.element) for t in targets
-                                           if isinstance(t.where, tuple)):
+        if self.reader is not None and needs_ocr(placed, targets):
             with clock("ocr"):
-                targets = read_nameless(self.reader, targets, screen)
+                targets = read_unnamed(self.reader, placed, targets, screen)
         element = first_element(targets)
         record.element = element.as_dict() if element else None
         record.targets = [t.as_dict() for t in targets]

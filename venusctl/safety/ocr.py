@@ -18,7 +18,10 @@ Before reading, the crop is reduced to the control under the point: the colour
 that fills the middle of the crop is taken as the control's background, the
 control's extent is where that colour reaches, and everything that differs from
 it is ink. So light text on a dark button and dark text on a light one read alike,
-and neighbouring controls stay out.
+and neighbouring controls stay out. Where no control stands out (plain rows of a
+list or a menu, flat buttons), the line of text at the point is read, not the rows
+above and below it; and the crop never reaches past the window the point is in (a
+popup menu is its own small window over the one it came from).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ log = logging.getLogger(__name__)
 
 CROP = (320, 96)  # screen units around the point: one control and a little around it
 SCALE = 3
+BAND = 16  # pixels above and below the point that find a control's extent
 GROUPS: dict[str, tuple[str, ...]] = {
     "latin": ("eng", "deu", "fra", "spa", "por", "ita", "tur", "vie", "nld", "pol", "ind"),
     "cyrillic": ("rus",),
@@ -66,8 +70,14 @@ class TextReader(Protocol):
     """Reads the words around a point of a screenshot."""
 
     def read(self, image: Image.Image, box: tuple[int, int, int, int],
-             context: ScreenContext) -> str:
-        """The text in `box` (image pixels) of `image`; "" when there is none."""
+             context: ScreenContext, centre: tuple[int, int] | None = None) -> str:
+        """The text in `box` (image pixels) of `image` at `centre` (inside the box, its
+        middle when None); "" when there is none."""
+        ...
+
+    def read_window(self, image: Image.Image, box: tuple[int, int, int, int],
+                    context: ScreenContext) -> str:
+        """Every line of text in `box` (a whole window); "" when there is none."""
         ...
 
 
@@ -103,15 +113,21 @@ class TesseractReader:
         self._broken: str | None = None
 
     def read(self, image: Image.Image, box: tuple[int, int, int, int],
-             context: ScreenContext) -> str:
-        picture = prepared(image.crop(box))
+             context: ScreenContext, centre: tuple[int, int] | None = None) -> str:
+        return self._each_group(prepared(image.crop(box), centre), context, _read_line)
+
+    def read_window(self, image: Image.Image, box: tuple[int, int, int, int],
+                    context: ScreenContext) -> str:
+        return self._each_group(prepared_window(image.crop(box)), context, _read_block)
+
+    def _each_group(self, picture: Image.Image, context: ScreenContext, read: Any) -> str:
+        """What each script group's engine reads in the picture, joined."""
         texts = []
         with self._lock:
             for group in groups_for(context):
                 engine = self._engine(group)
-                if engine is None:
-                    continue
-                texts.append(_read_line(engine, picture))
+                if engine is not None:
+                    texts.append(read(engine, picture))
         return " | ".join(dict.fromkeys(t for t in texts if t))
 
     def available(self) -> bool:
@@ -173,48 +189,137 @@ def _read_line(engine: Any, picture: Image.Image) -> str:
     return text
 
 
+def _read_block(engine: Any, picture: Image.Image) -> str:
+    """Every line Tesseract's own layout analysis finds (a window: many controls)."""
+    from tesserocr import PSM
+
+    engine.SetPageSegMode(PSM.AUTO)
+    engine.SetImage(picture)
+    return clean(engine.GetUTF8Text())
+
+
 def clean(text: str) -> str:
     """One line of words: OCR's border bars and stray punctuation dropped."""
     words = re.sub(r"[|\[\]{}_~`]+", " ", text)
     return " ".join(words.split())
 
 
-def prepared(crop: Image.Image) -> Image.Image:
-    """Dark ink on white, the control under the centre only, scaled for Tesseract."""
+def prepared(crop: Image.Image, centre: tuple[int, int] | None = None) -> Image.Image:
+    """Dark ink on white: the control at `centre` (the crop's middle when None), or the
+    line of text there when the control holds several (a menu) or none stands out,
+    scaled for Tesseract."""
+    import numpy as np
+
+    gray = crop.convert("L")
+    pixels = np.asarray(gray).astype(np.int16)
+    height, width = pixels.shape
+    cx, cy = centre if centre is not None else (width // 2, height // 2)
+    cx, cy = min(max(cx, 0), width - 1), min(max(cy, 0), height - 1)
+    dy, dx = max(4, height // 6), max(8, width // 10)
+    middle = pixels[max(0, cy - dy): cy + dy + 1, max(0, cx - dx): cx + dx + 1]
+    values, counts = np.unique(middle, return_counts=True)  # mostly the control's fill
+    background = int(values[np.argmax(counts)])
+    return _as_ink(gray.crop(_text_box(pixels, background, (cx, cy))), background, SCALE)
+
+
+def _text_box(pixels: Any, background: int, centre: tuple[int, int],
+              ) -> tuple[int, int, int, int]:
+    """What to read: a one-line control without its border and round corners, else the
+    line at the point between the outline's sides."""
+    import numpy as np
+
+    height, width = pixels.shape
+    left, top, right, bottom = _control_box(pixels, background, centre)
+    like = np.abs(pixels - background) <= 24
+    whole = (left, top, right, bottom) == (0, 0, width, height)
+    across, down = (bottom - top) // 4, (bottom - top) // 8  # the border and its round corners
+    inner = (left + across, top + down, right - across, bottom - down)
+    if not whole and len(_lines(~like[inner[1]:inner[3], inner[0]:inner[2]])) <= 1:
+        return inner
+    inner_left, inner_right = _inside_outline(like[top:bottom, left:right])
+    ink = ~like[top:bottom, left + inner_left: left + inner_right]
+    line_top, line_bottom = _line_at(ink, centre[1] - top)
+    return left + inner_left, top + line_top, left + inner_right, top + line_bottom
+
+
+def prepared_window(crop: Image.Image) -> Image.Image:
+    """A whole window as dark ink on white: whatever differs from its commonest colour
+    (the window's own background), doubled in size for its small print."""
+    import numpy as np
+
+    gray = crop.convert("L")
+    values, counts = np.unique(np.asarray(gray), return_counts=True)
+    return _as_ink(gray, int(values[np.argmax(counts)]), 2)
+
+
+def _as_ink(gray: Image.Image, background: int, scale: int) -> Image.Image:
     import numpy as np
     from PIL import Image, ImageOps
 
-    gray = crop.convert("L")
-    pixels = np.asarray(gray)
-    height, width = pixels.shape
-    cy, cx, dy, dx = height // 2, width // 2, max(4, height // 6), max(8, width // 10)
-    middle = pixels[cy - dy: cy + dy + 1, cx - dx: cx + dx + 1]  # mostly the control's fill
-    values, counts = np.unique(middle, return_counts=True)
-    background = int(values[np.argmax(counts)])
-    left, top, right, bottom = _control_box(pixels, background)
-    box = gray.crop((left, top, right, bottom))
-    box = box.resize((box.width * SCALE, box.height * SCALE), Image.LANCZOS)
+    box = gray.resize((gray.width * scale, gray.height * scale), Image.LANCZOS)
     scaled = np.asarray(box).astype(np.int16)
     ink = np.where(np.abs(scaled - background) > 60, 0, 255).astype(np.uint8)
     return ImageOps.expand(Image.fromarray(ink), border=12, fill=255)
 
 
-def _control_box(pixels: Any, background: int) -> tuple[int, int, int, int]:
-    """How far the background colour of the centre reaches: the control's extent."""
+def _control_box(pixels: Any, background: int, centre: tuple[int, int],
+                 ) -> tuple[int, int, int, int]:
+    """How far the background colour of the centre reaches: the control's extent (the
+    whole crop when nothing that small stands out)."""
     import numpy as np
 
     height, width = pixels.shape
-    like = np.abs(pixels.astype(np.int16) - background) <= 24
-    columns = like[height // 3: 2 * height // 3 + 1].mean(axis=0) > 0.2
-    left, right = _run(columns, width // 2)
-    rows = like[:, left:right].mean(axis=1) > 0.2
-    top, bottom = _run(rows, height // 2)
+    cx, cy = centre
+    like = np.abs(pixels - background) <= 24
+    reach = max(height // 6, BAND)  # rows around the point: taller than a line of text
+    band = like[max(0, cy - reach): cy + reach + 1]
+    left, right = _run(band.mean(axis=0) > 0.2, cx)
+    top, bottom = _run(like[:, left:right].mean(axis=1) > 0.2, cy)
     if right - left < 8 or bottom - top < 8:
         return 0, 0, width, height
-    if (left, top, right, bottom) == (0, 0, width, height):
-        return left, top, right, bottom  # plain text on the page: nothing to trim
-    across, down = (bottom - top) // 4, (bottom - top) // 8  # the border and its round corners
-    return left + across, top + down, right - across, bottom - down
+    return left, top, right, bottom
+
+
+def _inside_outline(like: Any) -> tuple[int, int]:
+    """The columns between the control's outline (or a neighbour cut by the crop) on
+    either side: from each edge, columns mostly unlike the fill are left out."""
+    filled = like.mean(axis=0) >= 0.5
+    if not filled.any():
+        return 0, like.shape[1]
+    columns = filled.nonzero()[0]
+    return int(columns[0]), int(columns[-1]) + 1
+
+
+def _lines(ink: Any) -> list[tuple[int, int]]:
+    """The runs of rows holding text (rows, end exclusive): blank rows a little shorter
+    than a quarter of a line (above an i, under an accent) do not end a line."""
+    runs: list[list[int]] = []
+    for row, flag in enumerate((ink.sum(axis=1) >= 2).tolist()):
+        if flag and runs and runs[-1][1] == row:
+            runs[-1][1] = row + 1
+        elif flag:
+            runs.append([row, row + 1])
+    merged: list[list[int]] = []
+    for run in runs:
+        if merged:
+            last = merged[-1]
+            tallest = max(run[1] - run[0], last[1] - last[0])
+            if run[0] - last[1] <= max(2, tallest // 4):
+                merged[-1][1] = run[1]
+                continue
+        merged.append(run)
+    return [(a, b) for a, b in merged if b - a >= 3]  # a rule or a border is not text
+
+
+def _line_at(ink: Any, cy: int) -> tuple[int, int]:
+    """The rows of the line of text at row `cy`, or of the nearest line: the words of a
+    menu item or a list row, not those of the rows above and below it."""
+    lines = _lines(ink)
+    if not lines:
+        return 0, ink.shape[0]
+    top, bottom = min(lines, key=lambda line: 0 if line[0] <= cy < line[1]
+                      else min(abs(cy - line[0]), abs(cy - line[1] + 1)))
+    return max(0, top - 3), min(ink.shape[0], bottom + 3)
 
 
 def _run(flags: Any, centre: int) -> tuple[int, int]:
@@ -262,14 +367,34 @@ def crop_box(point: tuple[int, int], screen_size: tuple[int, int],
     return left, top, min(image_size[0], left + 2 * half_w), min(image_size[1], top + 2 * half_h)
 
 
+def within_window(box: tuple[int, int, int, int], point: tuple[int, int],
+                  window: Any, scale: tuple[float, float]) -> tuple[int, int, int, int]:
+    """The crop cut down to the window the point is in (`window_bounds`, screen units):
+    a popup menu's item is read without the window under the popup."""
+    try:
+        left, top, width, height = (int(v) for v in window)
+    except (TypeError, ValueError):
+        return box
+    if not (left <= point[0] < left + width and top <= point[1] < top + height):
+        return box
+    sx, sy = scale
+    inner = (max(box[0], round(left * sx)), max(box[1], round(top * sy)),
+             min(box[2], round((left + width) * sx)), min(box[3], round((top + height) * sy)))
+    return inner if inner[2] - inner[0] >= 8 and inner[3] - inner[1] >= 8 else box
+
+
 def read_target(reader: TextReader, image: Image.Image, point: tuple[int, int],
                 screen_size: tuple[int, int], element: Element | None,
                 context: ScreenContext) -> tuple[Element, Reading]:
     """The element with what OCR read around its point (`extra["ocr"]`)."""
     started = time.perf_counter()
+    scale = (image.size[0] / screen_size[0], image.size[1] / screen_size[1])
     box = crop_box(point, screen_size, image.size)
+    if element is not None and element.extra.get("window_bounds"):
+        box = within_window(box, point, element.extra["window_bounds"], scale)
+    centre = (round(point[0] * scale[0]) - box[0], round(point[1] * scale[1]) - box[1])
     try:
-        text = reader.read(image, box, context)
+        text = reader.read(image, box, context, centre=centre)
     except Exception as exc:  # a reader that fails leaves the target unidentified
         log.warning("could not read the target: %s", exc)
         text = ""

@@ -14,13 +14,19 @@ form_buttons, form_fields, mnemonics, selection, terminal, window_class,
 process, frame_origin, nameless, unidentified) are described in the README.
 `PressMemory` carries what one step leaves for the next: the field clicked last,
 the button held down, the keys held, the text typed since the last Enter.
+
+Where the driver cannot tell what has the focus at all (a window without
+accessibility, such as Tk's), a key that may press something (space, Enter, a
+newline, Alt+letter, Delete) is judged as pressing the focused window: what that
+window shows (`window_text`, read by OCR in the guard phase) stands for the label,
+and a Delete there acts on a selection nobody could see.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from venusctl.core.actions import (
@@ -59,6 +65,7 @@ DELETE_KEYS = frozenset({"delete", "del", "kp_delete", "forwarddelete"})
 MODIFIERS = frozenset({"ctrl", "control", "alt", "shift", "cmd", "command", "super", "win",
                        "meta", "option", "altgr", "fn"})
 CLICK_TOLERANCE = 10  # pixels: a drag shorter than this is a click
+UNSEEN_SELECTION = "(unknown: the focused control could not be identified)"
 CONTEXT_KEYS = ("dialog", "form_fields", "form_buttons", "frame_origin", "window_class",
                 "process", "terminal")
 _BUTTON_WORDS = re.compile(
@@ -280,6 +287,8 @@ def _enter(state: _Walk, leaf: Action, how: str, line: str) -> Iterator[Press]:
         yield from _unknown_focus(state, leaf, f"{how} after Tab")
         return
     yield Press(leaf, focus, how, activates=not field_like(focus), submits=True, line=line)
+    if unidentified_focus(focus):
+        yield _window_press(leaf, focus, how, submits=True)
     default = _extra(focus, "default_button")
     if default:
         yield Press(leaf, _standing_for(default, focus, "default button"),
@@ -295,6 +304,8 @@ def _space(state: _Walk, leaf: Action, how: str) -> Iterator[Press]:
         yield from _unknown_focus(state, leaf, f"{how} after Tab")
     elif state.focus is None or button_like(state.focus):
         yield Press(leaf, state.focus, how, activates=True)
+    elif unidentified_focus(state.focus):
+        yield _window_press(leaf, state.focus, how)
 
 
 def _unknown_focus(state: _Walk, leaf: Action, how: str) -> Iterator[Press]:
@@ -307,6 +318,8 @@ def _unknown_focus(state: _Walk, leaf: Action, how: str) -> Iterator[Press]:
                     submits=True, unknown_focus=True)
     yield Press(leaf, _standing_for("", focus, "unknown"), how, activates=True, submits=True,
                 unknown_focus=True)
+    if unidentified_focus(focus):
+        yield _window_press(leaf, focus, how, submits=True)
 
 
 def _mnemonic(state: _Walk, leaf: Action, combo: frozenset[str]) -> Iterator[Press]:
@@ -316,6 +329,8 @@ def _mnemonic(state: _Walk, leaf: Action, combo: frozenset[str]) -> Iterator[Pre
         return
     mnemonics = _extra(state.focus, "mnemonics")
     if not isinstance(mnemonics, dict):
+        if unidentified_focus(state.focus):  # any label of the window may be underlined
+            yield _window_press(leaf, state.focus, f"Alt+{letters[0].upper()}")
         return
     label = next((str(v) for k, v in mnemonics.items() if str(k).lower() == letters[0]), None)
     if label:
@@ -325,13 +340,36 @@ def _mnemonic(state: _Walk, leaf: Action, combo: frozenset[str]) -> Iterator[Pre
 
 def _delete(state: _Walk, leaf: Action, combo: frozenset[str]) -> Iterator[Press]:
     """Delete (and Shift+Delete) acts on the selected items."""
+    if not (combo - MODIFIERS) & DELETE_KEYS:
+        return
+    how = "+".join(sorted(combo))
     selection = tuple(_strings(_extra(state.focus, "selection")))
-    if (combo - MODIFIERS) & DELETE_KEYS and selection:
-        yield Press(leaf, state.focus, "+".join(sorted(combo)) + " on the selection",
-                    keys=frozenset({combo}), selection=selection)
+    if selection:
+        yield Press(leaf, state.focus, how + " on the selection", keys=frozenset({combo}),
+                    selection=selection)
+    elif unidentified_focus(state.focus):  # not known to be a text field: a delete
+        yield replace(_window_press(leaf, state.focus, how + " on whatever is selected"),
+                      activates=False, keys=frozenset({combo}), selection=(UNSEEN_SELECTION,))
 
 
 # ------------------------------------------------------------------------ helpers
+
+
+def unidentified_focus(element: Element | None) -> bool:
+    """The driver found the focused window but nothing about the control in it."""
+    return element is not None and bool(element.extra.get("unidentified")) and not (
+        element.role or element.tag or element.name or element.text or element.input_type)
+
+
+def _window_press(leaf: Action, focus: Element, how: str, submits: bool = False) -> Press:
+    """A key pressing some control of a window whose focus is unidentified: judged by
+    everything the window shows, as read from the screen (`window_text`)."""
+    extra = {k: focus.extra[k] for k in (*CONTEXT_KEYS, "window_title") if k in focus.extra}
+    extra["stands_for"] = "the focused window"
+    extra["unidentified"] = True
+    if focus.extra.get("window_text"):
+        extra["ocr"] = str(focus.extra["window_text"])
+    return Press(leaf, Element(app=focus.app, extra=extra), how, activates=True, submits=submits)
 
 
 def _standing_for(label: str, base: Element | None, kind: str) -> Element:

@@ -1,0 +1,121 @@
+"""The guard phase's OCR: what the screen says where the driver could not tell.
+
+Two things are read from the screenshot the model saw. A point whose target has no
+words of its own (a canvas, a Tk button, a popup menu's item) is read around the
+point (`ocr.read_nameless`). And when a key that may press something (space,
+Enter, a newline, Alt+letter, Delete) goes to a focus the driver could not
+identify (a window without accessibility), the focused window is read whole:
+any of its controls may be the one pressed, so `pressing.py` judges the key by
+everything the window shows (`window_text` on the focus element).
+
+Reading a window costs tens of milliseconds (`benchmarks/safety_guard.py`), so it
+happens only for such keys and such a focus.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import replace
+from typing import Any
+
+from venusctl.actions import Action, Hotkey, KeyDown, KeyUp, PressEnter, Type
+from venusctl.drivers.base import Screen
+from venusctl.safety.guard import FOCUS, Target
+from venusctl.safety.ocr import TextReader, needs_reading, read_nameless
+from venusctl.safety.pressing import MODIFIERS, TAB_KEYS, unidentified_focus
+from venusctl.safety.targets import leaves
+
+log = logging.getLogger(__name__)
+
+WINDOW_TEXT_LIMIT = 2000  # characters kept of a window's text (the record keeps them)
+MOVING_KEYS = TAB_KEYS | frozenset({
+    "up", "down", "left", "right", "home", "end", "pageup", "pagedown", "pgup", "pgdn",
+    "escape", "esc"})
+
+
+def key_may_press(leaf: Action) -> bool:
+    """Whether a leaf sends a key that may press a control (not only move the focus or
+    type words): a newline or a lone space typed, or any key but Tab, arrows, paging,
+    Escape and modifiers alone (a modifier held since an earlier step may make a
+    plain letter a mnemonic)."""
+    if isinstance(leaf, Type):
+        content = leaf.content
+        return any(c in "\r\n" for c in content) or (bool(content) and not content.strip(" "))
+    if isinstance(leaf, PressEnter):
+        return True
+    if isinstance(leaf, (Hotkey, KeyDown, KeyUp)):
+        keys = {k.strip().lower() for k in leaf.keys}
+        return bool(keys - MOVING_KEYS - MODIFIERS)
+    return False
+
+
+def needs_window_reading(placed: Action, targets: tuple[Target, ...]) -> bool:
+    """A key that may press something goes to a focus nobody identified, not read yet."""
+    focus = next((t.element for t in targets if t.where == FOCUS), None)
+    if not unidentified_focus(focus) or focus is None or "window_text" in focus.extra:
+        return False
+    return bool(focus.extra.get("window_bounds")) and any(
+        key_may_press(leaf) for leaf in leaves(placed))
+
+
+def needs_ocr(placed: Action, targets: tuple[Target, ...]) -> bool:
+    """Whether the guard phase has anything to read on the screen."""
+    return any(needs_reading(t.element) for t in targets if isinstance(t.where, tuple)) or \
+        needs_window_reading(placed, targets)
+
+
+def read_unnamed(reader: TextReader, placed: Action, targets: tuple[Target, ...],
+                 screen: Screen) -> tuple[Target, ...]:
+    """The targets with what OCR read: at nameless points, and in the focused window
+    when keys go to a focus nobody identified."""
+    targets = read_nameless(reader, targets, screen)
+    if needs_window_reading(placed, targets):
+        targets = read_focused_window(reader, targets, screen)
+    return targets
+
+
+def read_focused_window(reader: TextReader, targets: tuple[Target, ...], screen: Screen,
+                        ) -> tuple[Target, ...]:
+    """The focus target with `window_text`: every line its window shows."""
+    found = []
+    for target in targets:
+        element = target.element
+        if target.where == FOCUS and element is not None:
+            text = _read_window(reader, screen, element.extra.get("window_bounds"))
+            target = Target(FOCUS, replace(element, extra={**element.extra,
+                                                           "window_text": text}))
+        found.append(target)
+    return tuple(found)
+
+
+def window_box(bounds: Any, screen_size: tuple[int, int], image_size: tuple[int, int],
+               ) -> tuple[int, int, int, int] | None:
+    """A window's bounds (screen units: left, top, width, height) as an image box,
+    inside the image; None when they are not a box on it."""
+    try:
+        left, top, width, height = (int(v) for v in bounds)
+    except (TypeError, ValueError):
+        return None
+    sx, sy = image_size[0] / screen_size[0], image_size[1] / screen_size[1]
+    box = (max(0, round(left * sx)), max(0, round(top * sy)),
+           min(image_size[0], round((left + width) * sx)),
+           min(image_size[1], round((top + height) * sy)))
+    return box if box[2] - box[0] >= 8 and box[3] - box[1] >= 8 else None
+
+
+def _read_window(reader: TextReader, screen: Screen, bounds: Any) -> str:
+    """What the window shows; "" when it cannot be read (the key is then judged as one
+    on an unidentified control, by the window's title and the model's reason)."""
+    image = screen.image
+    box = window_box(bounds, (screen.size.width, screen.size.height), image.size)
+    if box is None:
+        return ""
+    started = time.perf_counter()
+    try:
+        text = reader.read_window(image, box, screen.context)
+    except Exception as exc:  # a reader that fails leaves the focus unidentified
+        log.warning("could not read the focused window: %s", exc)
+        return ""
+    log.debug("read the focused window in %.0f ms", (time.perf_counter() - started) * 1000)
+    return text[:WINDOW_TEXT_LIMIT]
