@@ -111,10 +111,10 @@ def tk_like_window() -> Image.Image:
 
 def window_phase(repeat: int) -> None:
     """The OCR phase of a key step whose focus nobody identified: the window is read."""
-    from venusctl.actions import Surface, parse_action
+    from venusctl.core.actions import Surface, parse_action
+    from venusctl.core.grid import ScreenSize
+    from venusctl.core.pictures import encode
     from venusctl.drivers.base import Element, Screen, ScreenContext
-    from venusctl.grid import ScreenSize
-    from venusctl.pictures import encode
     from venusctl.safety.guard import FOCUS, Target
     from venusctl.safety.ocr import TesseractReader
     from venusctl.safety.reading import read_unnamed

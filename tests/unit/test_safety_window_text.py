@@ -12,15 +12,15 @@ import pytest
 from PIL import Image
 
 from tests.support.fakes import FakeDriver
-from venusctl.actions import Surface, parse_action
-from venusctl.agent import Agent
+from venusctl.core.actions import Surface, parse_action
+from venusctl.core.errors import ExitCode
+from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Element, Screen, ScreenContext
-from venusctl.errors import ExitCode
-from venusctl.grid import ScreenSize
+from venusctl.loop.agent import Agent
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
-from venusctl.observers import RecordObserver
-from venusctl.record import Recorder, RunInfo, load_run
+from venusctl.records.store import Recorder, RunInfo, load_run
+from venusctl.run.observers import RecordObserver
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.guard import FOCUS, Decision, GuardRequest, Target
 from venusctl.safety.policy import load_policy

@@ -19,7 +19,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from venusctl.actions import Action, Hotkey, KeyDown, KeyUp, PressEnter, Type
+from venusctl.core.actions import Action, Hotkey, KeyDown, KeyUp, PressEnter, Type
 from venusctl.drivers.base import Screen
 from venusctl.safety.guard import FOCUS, Target
 from venusctl.safety.ocr import TextReader, needs_reading, read_nameless
