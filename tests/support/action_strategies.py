@@ -10,15 +10,19 @@ import random
 import string
 from urllib.parse import urlsplit
 
+from ada_url import URL as WhatwgURL
 from hypothesis import strategies as st
 
 from venusctl.core.actions import ACTION_SETS, TERMINAL, Action, Surface, Wait, render
 
 
 def _readable_url(text: str) -> bool:
+    """An address both readers take: Python's (the safety places) and WHATWG's (the
+    parser reads Launch as the authors' `new URL` does)."""
     try:
         parts = urlsplit(text)
         _ = parts.hostname, parts.port
+        WhatwgURL(text)
     except ValueError:
         return False
     return True
