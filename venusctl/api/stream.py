@@ -31,7 +31,7 @@ from venusctl.api.events import (
     StepStarted,
 )
 from venusctl.core.errors import NeedsUser
-from venusctl.loop.agent import RunObserver
+from venusctl.loop.events import RunObserver
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
 

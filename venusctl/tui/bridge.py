@@ -20,7 +20,7 @@ from typing import Any
 from PIL import Image
 
 from venusctl.core.errors import NeedsUser
-from venusctl.loop.agent import RunObserver, StepGate
+from venusctl.loop.events import RunObserver, StepGate
 from venusctl.present import pictures
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import ConfirmRequest, Reply
