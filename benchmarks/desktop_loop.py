@@ -32,7 +32,8 @@ from venusctl.core.actions import Surface  # noqa: E402
 from venusctl.core.grid import ScreenSize, to_grid  # noqa: E402
 from venusctl.drivers.desktop.capture import Capturer, list_monitors  # noqa: E402
 from venusctl.drivers.desktop.driver import DesktopDriver, DesktopOptions  # noqa: E402
-from venusctl.loop.agent import Agent, AgentSettings, RunObserver  # noqa: E402
+from venusctl.loop.agent import Agent, AgentSettings  # noqa: E402
+from venusctl.loop.events import RunObserver  # noqa: E402
 from venusctl.model.base import Completion  # noqa: E402
 from venusctl.model.scripted import ScriptedModel  # noqa: E402
 from venusctl.records.store import Recorder, RunInfo, StepRecord  # noqa: E402

@@ -30,7 +30,8 @@ from venusctl.core.actions import Surface
 from venusctl.core.grid import to_grid
 from venusctl.drivers.factory import DriverOptions
 from venusctl.drivers.web.driver import WebDriver, WebOptions
-from venusctl.loop.agent import AgentSettings, RunObserver
+from venusctl.loop.agent import AgentSettings
+from venusctl.loop.events import RunObserver
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
 from venusctl.records.store import StepRecord

@@ -13,6 +13,7 @@ from venusctl.core.actions import Click, Type
 from venusctl.core.errors import ExitCode
 from venusctl.drivers.base import Element, ScreenContext
 from venusctl.loop.agent import Agent, AgentSettings
+from venusctl.loop.gate import RunApprovals
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
 from venusctl.records.store import Recorder, RunInfo, load_run
@@ -60,9 +61,8 @@ def run(tmp_path: Path, answers: list[str], confirmer, confirm: str = "policy",
     info = RunInfo(recorder.run_id, "buy it", driver.surface.value, driver.name, model.name,
                    recorder.run_dir)
     guard = make_policy_guard(POLICY, confirm, assume_yes=confirm == "never")
-    agent = Agent(driver, model, guard, confirmer, "SYSTEM", info,
-                  AgentSettings(approved_categories=set(approved or ())),
-                  [RecordObserver(recorder)])
+    agent = Agent(driver, model, guard, confirmer, "SYSTEM", info, AgentSettings(),
+                  [RecordObserver(recorder)], approvals=RunApprovals(approved or ()))
     outcome = agent.run()
     return outcome, driver, model, load_run(recorder.run_dir)
 

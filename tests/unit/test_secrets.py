@@ -16,7 +16,8 @@ from venusctl.core.errors import ActionFailed, DeviceError, UsageError
 from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Element, Screen
 from venusctl.records.store import StepRecord
-from venusctl.safety.redact import RedactingObservers, Redactor, install_log_filter
+from venusctl.run.observers import RedactingObservers
+from venusctl.safety.redact import Redactor, install_log_filter
 from venusctl.safety.secret_driver import SecretDriver
 from venusctl.safety.secrets import SecretStore, names_in, placeholder
 

@@ -47,7 +47,8 @@ from venusctl.core.errors import (
 )
 from venusctl.drivers.base import Screen
 from venusctl.drivers.factory import DriverOptions
-from venusctl.loop.agent import AgentSettings, RunObserver, StepGate
+from venusctl.loop.agent import AgentSettings
+from venusctl.loop.events import RunObserver, StepGate
 from venusctl.model.base import SamplingOptions
 from venusctl.model.grounding import GroundResult
 from venusctl.records.store import Outcome, RunInfo, StepRecord

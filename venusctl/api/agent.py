@@ -24,7 +24,8 @@ from venusctl.core.errors import UsageError
 from venusctl.drivers.base import Driver, DriverWrapper, Screen
 from venusctl.drivers.factory import DriverOptions, choose_driver, open_driver, surface_of
 from venusctl.interface.profile import InterfaceProfile
-from venusctl.loop.agent import AgentSettings, RunObserver, StepGate
+from venusctl.loop.agent import AgentSettings
+from venusctl.loop.events import RunObserver, StepGate
 from venusctl.model.base import Model
 from venusctl.model.grounding import GroundResult, ground
 from venusctl.records.store import default_runs_dir

@@ -24,7 +24,7 @@ from rich.table import Table
 
 from venusctl.batch.results import Summary, TaskResult
 from venusctl.batch.taskfile import TaskSpec
-from venusctl.loop.agent import RunObserver
+from venusctl.loop.events import RunObserver
 from venusctl.records.store import StepRecord
 from venusctl.safety.sanitize import markup as escape  # batch results quote models and pages
 

@@ -34,7 +34,8 @@ from venusctl.core.actions import LaunchApp
 from venusctl.core.errors import DeviceError, ExitCode, VenusError
 from venusctl.drivers.base import Driver, DriverWrapper
 from venusctl.drivers.factory import surface_of
-from venusctl.loop.agent import AgentSettings, RunObserver, StepGate
+from venusctl.loop.agent import AgentSettings
+from venusctl.loop.events import RunObserver, StepGate
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.setup import SafetyOptions

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from venusctl.drivers.base import Driver, DriverWrapper, Screen
-from venusctl.loop.agent import RunObserver
+from venusctl.loop.events import RunObserver
 from venusctl.model.base import Completion, Message, Model, OnText, SamplingOptions
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 

@@ -27,7 +27,7 @@ from venusctl.cache.store import CacheUnusable, TrajectoryStore
 from venusctl.core.actions import Surface, normalize_answer
 from venusctl.core.text import one_line
 from venusctl.drivers.base import Driver, Screen
-from venusctl.loop.agent import RunObserver
+from venusctl.loop.events import RunObserver
 from venusctl.model.base import Message, Model
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 

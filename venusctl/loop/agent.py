@@ -1,8 +1,10 @@
-"""The loop: observe, ask, parse, place, guard, act, record, one step at a time.
+"""The loop: observe, ask, parse, place, gate, act, record, one step at a time.
 
 Each phase is a plain call on plain values. Cross-cutting concerns (the run
-record, the JSON event stream, the progress line, the TUI) are `RunObserver`s the
-CLI hands in; dry-run wraps the driver. None of them is a branch in this loop.
+record, the JSON event stream, the progress line, the TUI) are `RunObserver`s
+(`venusctl.loop.events`) the caller hands in; the guard, its confirmations and
+the run's approvals are the `SafetyGate` (`venusctl.loop.gate`) around acting;
+dry-run wraps the driver. None of them is a branch in this loop.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from venusctl.core.actions import (
@@ -44,14 +46,13 @@ from venusctl.core.grid import to_pixels
 from venusctl.drivers.base import Driver, Screen
 from venusctl.interface.messages import Turn, build
 from venusctl.interface.profile import InterfaceProfile, authors_profile
+from venusctl.loop.events import Observers, PhaseClock, RunObserver, StepGate
+from venusctl.loop.gate import RunApprovals, SafetyGate
 from venusctl.model.base import Completion, ImagePart, Model, SamplingOptions, sampling_for
 from venusctl.records.store import Outcome, RunInfo, StepRecord
-from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
-from venusctl.safety.crop import save_crop
-from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict
+from venusctl.safety.confirm import Confirmer
+from venusctl.safety.guard import Guard
 from venusctl.safety.ocr import TextReader
-from venusctl.safety.reading import needs_ocr, read_unnamed
-from venusctl.safety.targets import describe_targets, first_element
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,8 @@ class AgentSettings:
     """How one run goes. Unset (None) interface settings come from the surface's
     interface profile (`venusctl.interface.profile`): `interface` is the resolved profile (the
     authors' one for the driver's surface when not given), `history_images`,
-    `temperature` and `max_tokens` override single values of it."""
+    `temperature` and `max_tokens` override single values of it. Settings are often
+    reused for the next run, so nothing a run learns (approvals) is kept here."""
 
     max_steps: int = _EPISODE.max_steps
     timeout_s: float | None = None
@@ -78,7 +80,6 @@ class AgentSettings:
     temperature: float | None = None
     max_tokens: int | None = None
     interface: InterfaceProfile | None = None
-    approved_categories: set[str] = field(default_factory=set)
 
     def profile(self, surface: str) -> InterfaceProfile:
         """The interface profile this run speaks on `surface`."""
@@ -87,40 +88,6 @@ class AgentSettings:
     def sampling(self, surface: str) -> SamplingOptions:
         """The profile's decoding settings with this run's overrides."""
         return sampling_for(self.profile(surface), self.temperature, self.max_tokens)
-
-
-class RunObserver:
-    """Hooks called by the loop; override the ones you need."""
-
-    def run_started(self, info: RunInfo) -> None: ...
-
-    def step_started(self, step: int) -> None: ...
-
-    def phase(self, step: int, name: str) -> None:
-        """A phase of the step begins: observe, model, parse, place, describe, ocr,
-        guard, confirm, act or settle."""
-
-    def model_text(self, step: int, text: str) -> None: ...
-
-    def step_finished(self, record: StepRecord) -> None: ...
-
-    def run_finished(self, outcome: Outcome) -> None: ...
-
-
-class StepGate:
-    """Lets a person hold the loop between steps (pause, single-step, take over).
-
-    Called from the loop's thread; a gate may block as long as it likes and raise
-    `KeyboardInterrupt` to abort the run. The default lets everything through.
-    """
-
-    def before_step(self, step: int) -> str | None:
-        """Wait until `step` may begin; return a note for the model (or None)."""
-        return None
-
-    def may_act(self, step: int) -> bool:
-        """Whether the decided action may still run (False: the person took the surface)."""
-        return True
 
 
 @dataclass
@@ -134,7 +101,12 @@ class _StepEnd:
 
 
 class Agent:
-    """Runs one task on one driver with one model until it ends."""
+    """Runs one task on one driver with one model until it ends.
+
+    `guard` and `confirmer` make the run's `SafetyGate`; `approvals` is what this run
+    starts out approving (a fresh, empty one when not given): it is the run's own
+    and never written back into `settings`.
+    """
 
     def __init__(
         self,
@@ -148,17 +120,16 @@ class Agent:
         observers: list[RunObserver] | None = None,
         gate: StepGate | None = None,
         reader: TextReader | None = None,
+        approvals: RunApprovals | None = None,
     ) -> None:
         self.driver = driver
-        self.reader = reader
         self.gate = gate or StepGate()
         self.model = model
-        self.guard = guard
-        self.confirmer = confirmer
+        self.safety = SafetyGate(guard, confirmer, driver, info.run_dir, reader, approvals)
         self.system_prompt = system_prompt
         self.info = info
         self.settings = settings or AgentSettings()
-        self.observers = list(observers or [])
+        self.observers = Observers(observers or [])
         self.steps_taken = 0
         self.last_record_s = 0.0
         self.profile = self.settings.profile(driver.surface.value)
@@ -166,7 +137,7 @@ class Agent:
 
     # ------------------------------------------------------------------ the run
     def run(self) -> Outcome:
-        self._emit("run_started", self.info)
+        self.observers.run_started(self.info)
         outcome = Outcome("error", ExitCode.FAILED, "the run did not finish")
         try:
             outcome = self._loop()
@@ -178,7 +149,7 @@ class Agent:
             log.exception("the agent loop crashed")
             outcome = self._ended("crashed", ExitCode.FAILED, f"{type(exc).__name__}: {exc}")
         finally:
-            self._emit("run_finished", outcome)
+            self.observers.run_finished(outcome)
         return outcome
 
     def _ended(self, status: str, code: ExitCode, message: str) -> Outcome:
@@ -217,7 +188,8 @@ class Agent:
 
     # ----------------------------------------------------------------- one step
     def _step(self, step: int, feedback: str | None, history: list[Turn]) -> _StepEnd:
-        self._emit("step_started", step)
+        """One step, recorded whatever happens (the record phase)."""
+        self.observers.step_started(step)
         record = StepRecord(step=step, started_at=time.time())
         try:
             end = self._run_step(step, feedback, history, record)
@@ -232,18 +204,15 @@ class Agent:
 
     def _finish_step(self, record: StepRecord) -> None:
         begun = time.perf_counter()
-        self._emit("step_finished", record)
+        self.observers.step_finished(record)
         self.last_record_s = time.perf_counter() - begun
 
     def _run_step(
         self, step: int, feedback: str | None, history: list[Turn], record: StepRecord
     ) -> _StepEnd:
-        clock = _Clock(record.timings, lambda name: self._emit("phase", step, name))
-        with clock("observe"):
-            screen = self.driver.screenshot()
-        record.screen = screen
-        record.screen_size = (screen.size.width, screen.size.height)
-        record.context = screen.context.as_dict()
+        """observe, ask (and parse), place, gate, act."""
+        clock = PhaseClock(record.timings, lambda name: self.observers.phase(step, name))
+        screen = self._observe(record, clock)
         feedback = "\n".join(t for t in (feedback, screen.notice) if t) or None
         record.feedback = feedback
         image = ImagePart(screen.data, screen.mime)
@@ -252,27 +221,22 @@ class Agent:
         action = parsed.action
         note = action.content if isinstance(action, TakeNote) else None
         turn = Turn(normalize_answer(completion.text, completion.reasoning), image, feedback, note)
-        with clock("place"):
-            placed = to_pixels(action, screen.size, self.driver.surface)
-        record.action = render(action, self.driver.surface)
-        record.action_kind = type(action).__name__
-        record.placed = render(placed, self.driver.surface)
-        record.grid = [list(p) for p in points_of(action)]
-        record.pixels = [list(p) for p in points_of(placed)]
+        placed = self._place(action, screen, record, clock)
 
+        passage = self.safety.check(step, parsed, placed, screen, record, clock)
+        if not passage.proceed:
+            return _StepEnd(turn=turn, feedback=passage.feedback)
         if is_terminal(action):
-            record.verdict = {"decision": "allow", "reason": "ends the run or asks the user"}
             return self._terminal_end(action, turn, record)
-        return self._guard_and_act(step, parsed, placed, screen, turn, record, clock)
+        return self._act(step, action, placed, turn, record, clock)
 
-    def _terminal_end(self, action: Action, turn: Turn, record: StepRecord) -> _StepEnd:
-        """`Finished`/`Answer` end the run; `CallUser` asks the person (alone or as the
-        last child of a Sequence)."""
-        if isinstance(action, CallUser):
-            return self._call_user(action, turn, record)
-        status = "finished" if isinstance(action, Finished) else "answered"
-        content = action.content if isinstance(action, (Finished, Answer)) else ""
-        return _StepEnd(outcome=Outcome(status, ExitCode.FINISHED, content))
+    def _observe(self, record: StepRecord, clock: PhaseClock) -> Screen:
+        with clock("observe"):
+            screen = self.driver.screenshot()
+        record.screen = screen
+        record.screen_size = (screen.size.width, screen.size.height)
+        record.context = screen.context.as_dict()
+        return screen
 
     def _ask(
         self,
@@ -281,7 +245,7 @@ class Agent:
         history: list[Turn],
         image: ImagePart,
         record: StepRecord,
-        clock: _Clock,
+        clock: PhaseClock,
     ) -> tuple[Parsed, Completion]:
         """Ask the model; on a parse error, tell it what was wrong and ask again."""
         retry_note: str | None = None
@@ -292,7 +256,7 @@ class Agent:
             with clock("model"):
                 completion = self.model.complete(
                     messages, self.sampling,
-                    on_text=lambda text: self._emit("model_text", step, text),
+                    on_text=lambda text: self.observers.model_text(step, text),
                 )
             record.raw = completion.text
             record.model = completion.stats()
@@ -313,50 +277,25 @@ class Agent:
             f"{record.parse_errors[-1]}"
         )
 
-    def _call_user(self, action: CallUser, turn: Turn, record: StepRecord) -> _StepEnd:
-        try:
-            reply = self.confirmer.ask_user(action.content)
-        except NeedsUser:
-            record.verdict = {"decision": "needs_user", "reason": "no terminal to ask"}
-            return _StepEnd(outcome=Outcome("needs_user", ExitCode.NEEDS_USER, action.content))
-        record.reply = reply
-        return _StepEnd(turn=turn, feedback=f"The user replied: {reply}")
+    def _place(self, action: Action, screen: Screen, record: StepRecord,
+               clock: PhaseClock) -> Action:
+        """The action in the driver's pixels; the record keeps both forms."""
+        with clock("place"):
+            placed = to_pixels(action, screen.size, self.driver.surface)
+        record.action = render(action, self.driver.surface)
+        record.action_kind = type(action).__name__
+        record.placed = render(placed, self.driver.surface)
+        record.grid = [list(p) for p in points_of(action)]
+        record.pixels = [list(p) for p in points_of(placed)]
+        return placed
 
-    def _guard_and_act(
-        self,
-        step: int,
-        parsed: Parsed,
-        placed: Action,
-        screen: Screen,
-        turn: Turn,
-        record: StepRecord,
-        clock: _Clock,
-    ) -> _StepEnd:
-        request = self._describe(step, parsed, placed, screen, record, clock)
-        with clock("guard"):
-            verdict = self._approved(self.guard.check(request))
-        record.verdict = verdict.as_dict()
-
-        if verdict.decision is Decision.DENY:
-            raise PolicyDenied(
-                f"step {step}: {describe(parsed.action)} is denied by the policy: {verdict.reason}"
-            )
-        if verdict.decision is Decision.CONFIRM:
-            with clock("confirm"):
-                try:
-                    reply = self.confirmer.confirm(self._confirm_request(request, verdict, screen))
-                except NeedsUser:
-                    record.reply = "unanswered"  # the pending action stays in the record
-                    raise
-            record.reply = reply.value
-            declined = self._handle_reply(reply, step, parsed.action, verdict)
-            if declined is not None:
-                return _StepEnd(turn=turn, feedback=declined)
-
+    def _act(self, step: int, action: Action, placed: Action, turn: Turn, record: StepRecord,
+             clock: PhaseClock) -> _StepEnd:
+        """Perform the action unless the person took the surface, then let it settle."""
         if not self.gate.may_act(step):
             record.error = "not performed: the user took over the surface"
             return _StepEnd(turn=turn, feedback=(
-                f"The user took over before {describe(parsed.action)} ran, so it was not "
+                f"The user took over before {describe(action)} ran, so it was not "
                 "performed. Look at the new screenshot."))
         next_feedback: str | None = None
         ending = _sequence_end(placed)
@@ -374,97 +313,20 @@ class Agent:
             self.driver.settle(self.settings.settle_cap_s)
         if ending is not None:  # a Sequence whose last child ends the run or asks
             return self._terminal_end(ending, turn, record)
-        return _StepEnd(turn=turn, feedback=next_feedback, loop_key=_loop_key(parsed.action))
+        return _StepEnd(turn=turn, feedback=next_feedback, loop_key=_loop_key(action))
 
-    def _describe(
-        self, step: int, parsed: Parsed, placed: Action, screen: Screen, record: StepRecord,
-        clock: _Clock,
-    ) -> GuardRequest:
-        """Ask the driver about every point the action touches and the focus, and read
-        the targets it cannot name (OCR, and the focused window when keys go to a
-        focus it cannot name): the guard judges each of them."""
-        with clock("describe"):
-            targets = describe_targets(self.driver, placed)
-        if self.reader is not None and needs_ocr(placed, targets):
-            with clock("ocr"):
-                targets = read_unnamed(self.reader, placed, targets, screen)
-        element = first_element(targets)
-        record.element = element.as_dict() if element else None
-        record.targets = [t.as_dict() for t in targets]
-        return GuardRequest(step, parsed.action, placed, element, screen.context,
-                            parsed.thought, targets)
-
-    def _approved(self, verdict: Verdict) -> Verdict:
-        """A category the user approved for this run no longer needs confirming."""
-        if (
-            verdict.decision is Decision.CONFIRM
-            and verdict.category
-            and verdict.category in self.settings.approved_categories
-        ):
-            return Verdict(Decision.ALLOW, f"{verdict.category} approved for this run",
-                           verdict.category, verdict.rule)
-        return verdict
-
-    def _confirm_request(
-        self, request: GuardRequest, verdict: Verdict, screen: Screen
-    ) -> ConfirmRequest:
-        where = request.context.url or request.context.app or request.context.title
-        crop = save_crop(screen, request.placed, request.element, self.info.run_dir, request.step)
-        return ConfirmRequest(
-            step=request.step,
-            action=describe(request.action),
-            target=verdict.target or (request.element.summary() if request.element else None),
-            where=where,
-            reason=verdict.reason,
-            thought=request.thought,
-            category=verdict.category,
-            crop_path=str(crop) if crop else None,
-        )
-
-    def _handle_reply(
-        self, reply: Reply, step: int, action: Action, verdict: Verdict
-    ) -> str | None:
-        """Act on the person's answer; return feedback when the action must not run."""
-        if reply is Reply.ABORT:
-            raise Aborted(f"aborted by the user at step {step}")
-        if reply is Reply.NO:
-            return (
-                f"The user declined the action {describe(action)}. "
-                "Do not repeat it; find another way or ask with CallUser."
-            )
-        if reply is Reply.TAKEOVER:
-            self.confirmer.take_over()
-            return "The user took over and has handed control back; look at the new screenshot."
-        if reply is Reply.ALWAYS and verdict.category:
-            self.settings.approved_categories.add(verdict.category)
-        return None
-
-    def _emit(self, hook: str, *args: Any) -> None:
-        for observer in self.observers:
-            getattr(observer, hook)(*args)
-
-
-class _Clock:
-    """Adds the wall time of each phase to a step's timings (phases may repeat)."""
-
-    def __init__(self, timings: dict[str, float], on_phase: Any = None) -> None:
-        self.timings = timings
-        self._on_phase = on_phase
-        self._phase = ""
-        self._start = 0.0
-
-    def __call__(self, phase: str) -> _Clock:
-        self._phase = phase
-        return self
-
-    def __enter__(self) -> None:
-        if self._on_phase is not None:
-            self._on_phase(self._phase)
-        self._start = time.perf_counter()
-
-    def __exit__(self, *exc: object) -> None:
-        spent = time.perf_counter() - self._start
-        self.timings[self._phase] = round(self.timings.get(self._phase, 0.0) + spent, 6)
+    def _terminal_end(self, action: Action, turn: Turn, record: StepRecord) -> _StepEnd:
+        """`Finished`/`Answer` end the run; `CallUser` asks the person (alone or as the
+        last child of a Sequence) and stops for the user when nobody can answer."""
+        if isinstance(action, CallUser):
+            reply = self.safety.ask_user(action.content, record)
+            if reply is None:
+                return _StepEnd(outcome=Outcome("needs_user", ExitCode.NEEDS_USER,
+                                                action.content))
+            return _StepEnd(turn=turn, feedback=f"The user replied: {reply}")
+        status = "finished" if isinstance(action, Finished) else "answered"
+        content = action.content if isinstance(action, (Finished, Answer)) else ""
+        return _StepEnd(outcome=Outcome(status, ExitCode.FINISHED, content))
 
 
 def _sequence_end(action: Action) -> Action | None:

@@ -20,11 +20,19 @@ from venusctl.drivers.factory import DriverOptions, choose_driver, open_driver, 
 from venusctl.interface.choice import RunInterface, resolve_interface
 from venusctl.interface.messages import load_template, system_prompt
 from venusctl.interface.profile import InterfaceProfile
-from venusctl.loop.agent import Agent, AgentSettings, RunObserver, StepGate
+from venusctl.loop.agent import Agent, AgentSettings
+from venusctl.loop.events import RunObserver, StepGate
+from venusctl.loop.gate import RunApprovals
 from venusctl.model.base import Model
 from venusctl.model.scripted import ScriptedModel
 from venusctl.records.store import Outcome, Recorder, RunInfo
-from venusctl.run.observers import ConsoleProgress, JsonEvents, RecordObserver
+from venusctl.run.observers import (
+    ConsoleProgress,
+    JsonEvents,
+    RecordObserver,
+    RedactingObservers,
+    RequestSteps,
+)
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Guard
 from venusctl.safety.ocr import TesseractReader
@@ -248,11 +256,11 @@ def run_checked(
     whether the run succeeded.
     """
     safety = plan.safety
-    request.settings.approved_categories |= safety.approved
+    approvals = RunApprovals(safety.approved)  # this run's own: "always" ends with it
     with ExitStack() as stack:
         driver = safety.protect(driver)
         confirmer = safety.hold_requests(driver, confirmer or default_confirmer(),
-                                         request.settings.approved_categories)
+                                         approvals.categories)
         stack.enter_context(safety.scrubbed_logs())
         if request.dry_run:
             driver = DryRunDriver(driver)
@@ -278,12 +286,21 @@ def run_checked(
                                         secrets_note=safety.notes.secrets_note),
             info=info,
             settings=request.settings,
-            observers=safety.observers([RecordObserver(recorder), *_cache_observers(cached),
-                                        *_output_observers(request.output), *(observers or [])]),
+            observers=_safety_observers(safety, [
+                RecordObserver(recorder), *_cache_observers(cached),
+                *_output_observers(request.output), *(observers or [])]),
             gate=gate,
             reader=stack.enter_context(closing(TesseractReader())),
+            approvals=approvals,
         )
         return agent.run()
+
+
+def _safety_observers(safety: RunSafety, observers: list[RunObserver]) -> list[RunObserver]:
+    """The run's observers behind one that scrubs secret values from all they get
+    (the request gate first, so the requests it adds to a step are scrubbed too)."""
+    gate: list[RunObserver] = [RequestSteps(safety.gate)] if safety.gate is not None else []
+    return [*gate, RedactingObservers(safety.redactor, observers)]
 
 
 def _cache_observers(cached: CacheRun | None) -> list[RunObserver]:

@@ -1,4 +1,6 @@
-"""Run observers: the record on disk, the JSON event stream, the progress line.
+"""Run observers: the record on disk, the JSON event stream, the progress line, and
+the two that put a run's safety between the loop and the others (secret values
+scrubbed, the request gate told the step).
 
 Each one watches the loop through `RunObserver` hooks and does one job, so `do`,
 `replay`, `batch` and the TUI combine them instead of branching inside the loop.
@@ -13,8 +15,10 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.status import Status
 
-from venusctl.loop.agent import RunObserver
+from venusctl.loop.events import Observers, RunObserver
 from venusctl.records.store import Outcome, Recorder, RunInfo, StepRecord
+from venusctl.safety.redact import Redactor, scrub_step
+from venusctl.safety.requests import RequestGate
 from venusctl.safety.sanitize import json_text, markup, shown_line
 
 STATUS_REFRESH_S = 0.2
@@ -34,6 +38,44 @@ class RecordObserver(RunObserver):
 
     def run_finished(self, outcome: Outcome) -> None:
         self.recorder.finish(outcome)
+
+
+class RedactingObservers(Observers):
+    """Passes every hook on to `observers` with secret values scrubbed first.
+
+    Only the hooks that carry text are overridden; every other hook (one added to
+    `RunObserver` later too) reaches the observers as `Observers` passes it.
+    """
+
+    def __init__(self, redactor: Redactor, observers: list[RunObserver]) -> None:
+        super().__init__(observers)
+        self.redactor = redactor
+
+    def model_text(self, step: int, text: str) -> None:
+        super().model_text(step, self.redactor.scrub(text))
+
+    def step_finished(self, record: StepRecord) -> None:
+        scrub_step(self.redactor, record)
+        super().step_finished(record)
+
+    def run_finished(self, outcome: Outcome) -> None:
+        # in place: the same outcome is returned to the CLI, which prints its message
+        outcome.message = self.redactor.scrub(outcome.message)
+        super().run_finished(outcome)
+
+
+class RequestSteps(RunObserver):
+    """Tells a run's request gate (the browser's held requests) which step it is in,
+    and lets it add the requests it judged to that step's record."""
+
+    def __init__(self, gate: RequestGate) -> None:
+        self.gate = gate
+
+    def step_started(self, step: int) -> None:
+        self.gate.step_started(step)
+
+    def step_finished(self, record: StepRecord) -> None:
+        self.gate.step_finished(record)
 
 
 class JsonEvents(RunObserver):

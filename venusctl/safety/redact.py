@@ -22,8 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from venusctl.loop.agent import RunObserver
-from venusctl.records.store import Outcome, RunInfo, StepRecord
+from venusctl.records.store import StepRecord
 
 MIN_SCRUB_LENGTH = 3  # shorter values would blank out ordinary text and are no secret
 MIN_BASE64_CORE = 8  # base64 shorter than this could be anything
@@ -175,45 +174,8 @@ _STEP_TEXT = ("raw", "thought", "action_text", "action", "placed", "element", "v
               "requests")
 
 
-class RedactingObservers(RunObserver):
-    """Passes every hook on to `observers` with secret values scrubbed first."""
-
-    def __init__(self, redactor: Redactor, observers: list[RunObserver]) -> None:
-        self.redactor = redactor
-        self.observers = observers
-
-    def _each(self, hook: str, *args: Any) -> None:
-        for observer in self.observers:
-            getattr(observer, hook)(*args)
-
-    def run_started(self, info: RunInfo) -> None:
-        self._each("run_started", info)
-
-    def step_started(self, step: int) -> None:
-        self._each("step_started", step)
-
-    def phase(self, step: int, name: str) -> None:
-        self._each("phase", step, name)
-
-    def model_text(self, step: int, text: str) -> None:
-        self._each("model_text", step, self.redactor.scrub(text))
-
-    def step_finished(self, record: StepRecord) -> None:
-        for name in _STEP_TEXT:
-            setattr(record, name, self.redactor.scrub_any(getattr(record, name)))
-        self._each("step_finished", record)
-
-    def run_finished(self, outcome: Outcome) -> None:
-        # in place: the same outcome is returned to the CLI, which prints its message
-        outcome.message = self.redactor.scrub(outcome.message)
-        self._each("run_finished", outcome)
-
-    def __getattr__(self, item: str) -> Any:
-        """Hooks added to `RunObserver` later still reach the observers (unscrubbed
-        only if they carry no text)."""
-        if item.startswith("_"):
-            raise AttributeError(item)
-
-        def forward(*args: Any) -> None:
-            self._each(item, *args)
-        return forward
+def scrub_step(redactor: Redactor, record: StepRecord) -> None:
+    """Scrub, in place, every field of a step record that can hold text from the run
+    (the model, the page, the driver, the person)."""
+    for name in _STEP_TEXT:
+        setattr(record, name, redactor.scrub_any(getattr(record, name)))

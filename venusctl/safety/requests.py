@@ -40,7 +40,6 @@ from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
 from venusctl.core.errors import Aborted, PolicyDenied
 from venusctl.drivers.base import HeldRequest, RequestDecision
-from venusctl.loop.agent import RunObserver
 from venusctl.records.store import StepRecord
 from venusctl.safety.confirm import Confirmer, ConfirmRequest, Reply
 from venusctl.safety.detect import has_card_number
@@ -321,18 +320,19 @@ def _short(text: str, limit: int = 80) -> str:
 # ----------------------------------------------------------------- the gate
 
 
-class RequestGate(RunObserver):
+class RequestGate:
     """Judges held requests for one run, asks when needed, and records what it did.
 
-    It is also a run observer: it knows the current step, and adds the requests it
-    confirmed, denied or blocked to that step's record (`StepRecord.requests`).
+    It follows the run's steps (an observer of the run calls `step_started` and
+    `step_finished`): it knows the current step, and adds the requests it confirmed,
+    denied or blocked to that step's record (`StepRecord.requests`).
     """
 
     def __init__(self, rules: RequestRules, confirmer: Confirmer, approved: set[str],
                  confirm_mode: str = "policy") -> None:
         self.rules = rules
         self.confirmer = confirmer
-        self.approved = approved  # shared with the agent: "always" answers land in both
+        self.approved = approved  # the run's approvals: "always" answers land in both
         self.confirm_mode = confirm_mode
         self.step = 0
         self._step_approved: set[str] = set()
@@ -391,7 +391,7 @@ class RequestGate(RunObserver):
         if category:
             self._step_approved.add(category)
 
-    # run observer hooks
+    # the run's steps
     def step_started(self, step: int) -> None:
         self.step = step
         self._step_approved.clear()

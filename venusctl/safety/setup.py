@@ -25,17 +25,11 @@ from venusctl.core.actions import Surface, is_terminal
 from venusctl.core.errors import UsageError
 from venusctl.drivers.base import Driver
 from venusctl.interface.messages import NO_PASSWORD, NO_SECRETS
-from venusctl.loop.agent import RunObserver
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, changes_state
 from venusctl.safety.policy import Policy, load_policy
 from venusctl.safety.policy_guard import PolicyGuard
-from venusctl.safety.redact import (
-    RedactingObservers,
-    Redactor,
-    install_log_filter,
-    remove_log_filter,
-)
+from venusctl.safety.redact import Redactor, install_log_filter, remove_log_filter
 from venusctl.safety.requests import RequestGate, RequestRules, StepApprovals
 from venusctl.safety.secret_driver import SecretDriver
 from venusctl.safety.secrets import DESKTOP_PASSWORD, SecretStore, placeholder
@@ -248,12 +242,6 @@ class RunSafety:
                                 self.confirm_mode)
         hold(self.gate.judge)
         return StepApprovals(confirmer, self.gate)
-
-    def observers(self, observers: list[RunObserver]) -> list[RunObserver]:
-        """The run's observers behind one that scrubs secret values from all they get
-        (the request gate first, so the requests it adds to a step are scrubbed too)."""
-        gate: list[RunObserver] = [self.gate] if self.gate is not None else []
-        return [*gate, RedactingObservers(self.redactor, observers)]
 
     @contextmanager
     def scrubbed_logs(self) -> Iterator[None]:

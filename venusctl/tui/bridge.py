@@ -21,7 +21,7 @@ from PIL import Image
 
 from venusctl.core import pictures
 from venusctl.core.errors import NeedsUser
-from venusctl.loop.agent import RunObserver, StepGate
+from venusctl.loop.events import RunObserver, StepGate
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import ConfirmRequest, Reply
 
