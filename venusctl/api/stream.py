@@ -12,6 +12,7 @@ was interrupted, the record is closed and the surface released.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -54,6 +55,7 @@ class Run:
         self._consumer: greenlet.greenlet | None = None
         self._closing = False
         self._ended = False
+        self._pending: deque[RunEvent] = deque()
         self.info: RunInfo | None = None
         self.outcome: Outcome | None = None
 
@@ -81,6 +83,8 @@ class Run:
         return self.info.run_id if self.info else None
 
     def _next(self) -> RunEvent | None:
+        if self._pending:
+            return self._pending.popleft()
         if self._ended:
             return None
         if self._worker is None:
@@ -92,7 +96,8 @@ class Run:
         if self._worker.dead:
             self._ended = True
             self.outcome = value
-            return RunEnded(value)
+            self._pending.append(RunEnded(value))
+            return self._pending.popleft()
         return value
 
     # --------------------------------------------------------------- stopping
@@ -122,9 +127,15 @@ class Run:
 
     # ------------------------------------------------------ from the worker
     def _emit(self, event: RunEvent) -> None:
+        """Hand `event` to the consumer. Only the loop's own greenlet may switch: an
+        event raised in another one (the browser's event handlers ask about held
+        requests in Playwright's greenlet) waits and goes out, in order, with the
+        loop's next event or the end of the run."""
         if self._closing or self._consumer is None:
             return
-        self._consumer.switch(event)
+        self._pending.append(event)
+        if greenlet.getcurrent() is self._worker:
+            self._consumer.switch(self._pending.popleft())
 
 
 class _Pump(RunObserver):
