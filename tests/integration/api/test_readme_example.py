@@ -51,5 +51,5 @@ def test_the_readme_example_orders_through_the_api(tmp_path):
     assert orders == [{"name": "Ada Lovelace", "colour": "Green"}]
     assert (tmp_path / "after-order.png").stat().st_size > 1000
     assert lines[-2:] == ["performed Click(point=(500, 60)) on 1024x768 as "
-                          "Click(point=(512, 46)) (pixels)", "target: h1 'Order received'"]
+                          "Click(point=(512, 46)) (pixels)", "target: heading 'Order received'"]
     assert "Traceback" not in done.stderr

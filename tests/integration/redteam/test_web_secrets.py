@@ -90,7 +90,8 @@ def test_a_typed_secret_and_its_echoes_are_nowhere(site, file_keyring, tmp_path)
     runs = tmp_path / "runs"
     common = ["do", "save my note", "--driver", "web", "--url", site.allowed + "/p/echo.html",
               "--browser-path", chromium(), "--model-file", str(answers), "--policy",
-              str(policy), "--image-format", "png", "--runs-dir", str(runs), "-v"]
+              str(policy), "--image-format", "png", "--runs-dir", str(runs), "-v",
+              "--viewport", f"{VIEWPORT.width}x{VIEWPORT.height}"]
     done = venusctl(*common, "--json", env=env)
     printed += [done.stdout, done.stderr]
     assert done.returncode == 0, done.stderr.decode()
