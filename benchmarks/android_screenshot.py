@@ -38,7 +38,7 @@ from loop_timing import TimedRecord
 
 from venusctl.drivers.android.driver import AndroidDriver, AndroidOptions
 from venusctl.drivers.android.screen import Capturer, encode
-from venusctl.drivers.base import DryRunDriver
+from venusctl.drivers.wrappers import DryRunDriver
 from venusctl.loop.agent import Agent, AgentSettings
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel

@@ -28,6 +28,7 @@ from tests.support.web_redteam import VIEWPORT, load_cases, run_case
 from tests.support.web_redteam_site import RedTeamSite
 from venusctl.core.actions import Surface
 from venusctl.core.grid import to_grid
+from venusctl.drivers.capabilities import Capability
 from venusctl.drivers.factory import DriverOptions
 from venusctl.drivers.web.driver import WebDriver, WebOptions
 from venusctl.loop.agent import AgentSettings
@@ -46,11 +47,10 @@ ROUNDS = 3
 class Unheld(WebDriver):
     """The same driver with the request hold never switched on."""
 
+    capabilities = WebDriver.capabilities - {Capability.HOLD_REQUESTS}
+
     def _start_hold(self) -> None:
         self._hold = None
-
-    def hold_requests(self, judge: Any) -> None:
-        return None
 
     def _pump(self) -> None:  # only there to hand held requests to the judge
         return None

@@ -3,7 +3,8 @@
 A driver is pure device I/O. It takes screenshots, performs actions that are
 already placed in its own pixel units, and says what is under a point. It knows
 nothing of models, prompts or policies; behaviour such as dry-run comes by wrapping
-a driver, not by branches inside one.
+a driver (`wrappers`), not by branches inside one. What a driver can do beyond the
+seam it declares (`capabilities`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from venusctl.core.actions import Action, Surface, describe
+from venusctl.core.actions import Action, Surface
 from venusctl.core.grid import ScreenSize
+from venusctl.drivers.capabilities import Abilities, Capability
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -159,10 +161,15 @@ class RequestDecision:
 
 @runtime_checkable
 class Driver(Protocol):
-    """A surface the agent can see and operate."""
+    """A surface the agent can see and operate.
+
+    `capabilities` names the optional abilities it also has (`capabilities.Capability`);
+    it has the method of each one it declares, and callers ask before calling one.
+    """
 
     surface: Surface
     name: str
+    capabilities: frozenset[Capability]
 
     def screenshot(self) -> Screen:
         """Capture exactly what the model will see."""
@@ -189,49 +196,6 @@ class Driver(Protocol):
         ...
 
 
-class DriverWrapper:
-    """Base for wrappers that change one aspect of a driver and pass the rest through."""
-
-    def __init__(self, inner: Driver) -> None:
-        self.inner = inner
-        self.surface = inner.surface
-        self.name = inner.name
-
-    def screenshot(self) -> Screen:
-        return self.inner.screenshot()
-
-    def perform(self, action: Action) -> ActionResult:
-        return self.inner.perform(action)
-
-    def describe(self, x: int, y: int) -> Element | None:
-        return self.inner.describe(x, y)
-
-    def context(self) -> ScreenContext:
-        return self.inner.context()
-
-    def settle(self, cap_s: float) -> float:
-        return self.inner.settle(cap_s)
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def __getattr__(self, item: str) -> Any:
-        return getattr(self.inner, item)
-
-
-class DryRunDriver(DriverWrapper):
-    """Observes for real but performs nothing, saying what it would have done."""
-
-    def __init__(self, inner: Driver, say: Any = None) -> None:
-        super().__init__(inner)
-        self.performed: list[Action] = []
-        self._say = say
-
-    def perform(self, action: Action) -> ActionResult:
-        self.performed.append(action)
-        if self._say is not None:
-            self._say(f"(dry run) would {describe(action)}")
-        return ActionResult(details={"dry_run": True})
-
-    def settle(self, cap_s: float) -> float:
-        return 0.0
+class CapableDriver(Driver, Abilities, Protocol):
+    """A driver as a caller that has checked its capabilities sees it: the seam, and
+    the methods of the abilities it declares (`capabilities.able`)."""

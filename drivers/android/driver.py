@@ -56,10 +56,12 @@ from venusctl.drivers.android.ui import (
     Node,
     element_at,
     focused_element,
+    hierarchy_text,
     parse_hierarchy,
     password_regions,
 )
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
+from venusctl.drivers.capabilities import Capability
 from venusctl.drivers.settle import wait_until_stable
 
 log = logging.getLogger(__name__)
@@ -107,6 +109,8 @@ class AndroidDriver:
 
     surface = Surface.MOBILE
     name = "android"
+    capabilities = frozenset({Capability.FOCUSED_ELEMENT, Capability.SENSITIVE_REGIONS,
+                              Capability.SURFACE_TEXT})
 
     def __init__(self, options: AndroidOptions) -> None:
         if options.image_format not in ("jpeg", "png"):
@@ -179,6 +183,13 @@ class AndroidDriver:
         nodes = self._hierarchy() if self._typed else self.dumps.ready()
         self._typed = False
         return password_regions(nodes or [])
+
+    def surface_text(self) -> str:
+        """Every label of the screen's UI hierarchy (text, description, hint), one a
+        line, from a dump taken now: a check must see the screen as it is, and a dump
+        that fails says why rather than passing for an empty screen."""
+        command = f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}"
+        return hierarchy_text(parse_hierarchy(self.link.run(command, DUMP_TIMEOUT_S).out))
 
     def settle(self, cap_s: float) -> float:
         """Capture until two frames match (or `cap_s`); the last frame is the next look."""

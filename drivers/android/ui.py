@@ -199,3 +199,10 @@ def _role(cls: str, password: bool, target: Node, clickable: bool) -> str | None
             parent.attrs.get("class", "").rsplit(".", 1)[-1]) == "list"
         return "list item" if in_list else "button"
     return role
+
+
+def hierarchy_text(nodes: list[Node]) -> str:
+    """Every label of the hierarchy (text, content description, hint), one a line."""
+    labels = [node.attrs.get(key, "") for node in nodes
+              for key in ("text", "content-desc", "hint")]
+    return "\n".join(label for label in labels if label)

@@ -60,6 +60,7 @@ from venusctl.core.errors import Aborted, ActionFailed, DeviceError, UsageError
 from venusctl.core.grid import ScreenSize
 from venusctl.core.text import first_line
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
+from venusctl.drivers.capabilities import Capability
 from venusctl.drivers.desktop.capture import Capturer, list_monitors
 from venusctl.drivers.desktop.geometry import Monitor, PointerMap, avoid_corners, choose_monitor
 from venusctl.drivers.desktop.input import Input, load_pyautogui, unicode_typer
@@ -102,6 +103,8 @@ class DesktopDriver:
 
     surface = Surface.DESKTOP
     name = "desktop"
+    capabilities = frozenset({Capability.FOCUSED_ELEMENT, Capability.POINTER_ELEMENT,
+                              Capability.SENSITIVE_REGIONS})
 
     def __init__(self, options: DesktopOptions | None = None) -> None:
         self.options = options or DesktopOptions()

@@ -48,13 +48,14 @@ from venusctl.core.errors import ActionFailed, DeviceError, UsageError, VenusErr
 from venusctl.core.grid import ScreenSize
 from venusctl.core.text import first_line
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
+from venusctl.drivers.capabilities import Capability
 from venusctl.drivers.settle import wait_until_stable
 from venusctl.drivers.web.describe import SETTLE_JS, Describer
 from venusctl.drivers.web.fields import SecretFields, focused_handle, sensitive_boxes
 from venusctl.drivers.web.files import FileTransfers
 from venusctl.drivers.web.gate import Judge, RequestHold, refresh
 from venusctl.drivers.web.profile import ProfileGuard
-from venusctl.drivers.web.select import select_by_name
+from venusctl.drivers.web.select import OpenSelect, select_by_name
 from venusctl.interface.profile import authors_profile
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ _KEYS = {
     "home": "Home", "end": "End", "insert": "Insert",
 }
 
+PAGE_TEXT_JS = "() => document.documentElement ? document.documentElement.innerText : ''"
 _SELECT_AT_JS = """
 ([x, y]) => {
   const el = document.elementFromPoint(x, y);
@@ -144,6 +146,10 @@ class WebDriver:
 
     surface = Surface.BROWSER
     name = "web"
+    capabilities = frozenset({
+        Capability.FOCUSED_ELEMENT, Capability.SENSITIVE_REGIONS, Capability.SECRET_REGIONS,
+        Capability.MARK_SECRET_FIELD, Capability.HOLD_REQUESTS, Capability.KEEP_FILES,
+        Capability.SURFACE_TEXT})
 
     def __init__(self, options: WebOptions, browser: Any = None) -> None:
         """Start a browser, or (with `browser`, a Playwright browser this thread already
@@ -153,8 +159,7 @@ class WebDriver:
         self._pw_manager: Any = None
         self._browser: Any = None
         self._cached: Screen | None = None
-        self._select_options: list[str] | None = None
-        self._select_point: tuple[int, int] | None = None
+        self._select: OpenSelect | None = None
         self._closed = False
         self._notice: str | None = None
         self._hold: RequestHold | None = None
@@ -354,6 +359,18 @@ class WebDriver:
             self._secret_fields.remember(handle)
         return str(focused.extra.get("frame_origin") or "") or None if focused else None
 
+    def surface_text(self) -> str:
+        """The page's rendered text, then its source (a check may look for either)."""
+        return f"{self.page.evaluate(PAGE_TEXT_JS)}\n{self.page.content()}"
+
+    def open_select(self) -> OpenSelect | None:
+        """The native select list the last click opened, while it is open."""
+        return self._select
+
+    def close_select(self) -> None:
+        """Forget the open select list (an option was chosen from it)."""
+        self._select = None
+
     def settle(self, cap_s: float) -> float:
         """Wait for load and for two matching frames; keep the last frame for the next look."""
         start = time.monotonic()
@@ -442,10 +459,9 @@ class WebDriver:
 
     def _remember_select(self, options: list[str] | None, point: tuple[int, int]) -> ActionResult:
         if not options:
-            self._select_options = None
+            self._select = None
             return ActionResult()
-        self._select_options = options
-        self._select_point = point
+        self._select = OpenSelect(point, tuple(options))
         listing = "; ".join(f"{i}: {text}" for i, text in enumerate(options))
         return ActionResult(
             f"You opened a select list with these options: {listing}. "
@@ -520,14 +536,15 @@ class WebDriver:
         return ActionResult(details={"note": action.content})
 
     def _select_option(self, action: SelectOption) -> ActionResult:
-        if not self._select_options or self._select_point is None:
+        opened = self._select
+        if opened is None or not opened.options:
             raise ActionFailed("no native select list is open; click one first")
-        if not 0 <= action.index < len(self._select_options):
+        if not 0 <= action.index < len(opened.options):
             raise ActionFailed(
                 f"SelectOption index {action.index} is out of range; "
-                f"the list has options 0 to {len(self._select_options) - 1}"
+                f"the list has options 0 to {len(opened.options) - 1}"
             )
-        x, y = self._select_point
+        x, y = opened.point
         handle = self.page.evaluate_handle(
             "([x, y]) => { const e = document.elementFromPoint(x, y); "
             "return e && e.closest('select'); }", [x, y])
@@ -535,8 +552,8 @@ class WebDriver:
         if element is None:
             raise ActionFailed("the select list is no longer on the page")
         element.select_option(index=action.index)
-        chosen = self._select_options[action.index]
-        self._select_options = None
+        chosen = opened.options[action.index]
+        self._select = None
         self.page.keyboard.press("Escape")
         return ActionResult(details={"selected": chosen})
 

@@ -9,11 +9,30 @@ or one that is not there, naming the options it has.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from venusctl.core.actions import SelectOption
 from venusctl.core.errors import ActionFailed
 from venusctl.drivers.base import ActionResult
+
+
+@dataclass(frozen=True)
+class OpenSelect:
+    """A native select list a click opened: where it was clicked, its options' texts."""
+
+    point: tuple[int, int]
+    options: tuple[str, ...]
+
+
+class SelectHost(Protocol):
+    """What picking an option needs of the web driver: its page and its open list."""
+
+    page: Any
+
+    def open_select(self) -> OpenSelect | None: ...
+
+    def close_select(self) -> None: ...
 
 _OPTIONS_JS = """
 ([x, y]) => {
@@ -26,11 +45,12 @@ _OPTIONS_JS = """
 """
 
 
-def select_by_name(driver: Any, action: SelectOption) -> ActionResult:
+def select_by_name(driver: SelectHost, action: SelectOption) -> ActionResult:
     """Choose the option whose value (or visible text) matches, in the select clicked last."""
-    point = getattr(driver, "_select_point", None)
-    if not getattr(driver, "_select_options", None) or point is None:
+    opened = driver.open_select()
+    if opened is None or not opened.options:
         raise ActionFailed("no native select list is open; click one first")
+    point = opened.point
     options = driver.page.evaluate(_OPTIONS_JS, list(point)) or []
     index = _matching(options, action)
     handle = driver.page.evaluate_handle(
@@ -40,7 +60,7 @@ def select_by_name(driver: Any, action: SelectOption) -> ActionResult:
     if element is None:
         raise ActionFailed("the select list is no longer on the page")
     element.select_option(index=index)
-    driver._select_options = None
+    driver.close_select()
     driver.page.keyboard.press("Escape")
     chosen = options[index]
     return ActionResult(details={"selected": chosen["text"], "value": chosen["value"]})

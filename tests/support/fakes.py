@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from PIL import Image
 
@@ -12,6 +13,7 @@ from venusctl.core.actions import Action, Surface
 from venusctl.core.errors import ActionFailed, DeviceError
 from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
+from venusctl.drivers.capabilities import Capability
 
 
 def png(width: int = 64, height: int = 48, shade: int = 0) -> bytes:
@@ -22,8 +24,10 @@ def png(width: int = 64, height: int = 48, shade: int = 0) -> bytes:
 
 @dataclass
 class FakeDriver:
-    """A surface whose screen changes shade after each action."""
+    """A surface whose screen changes shade after each action (a subclass that adds an
+    optional ability declares it in `capabilities`)."""
 
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()
     surface: Surface = Surface.BROWSER
     name: str = "fake"
     size: ScreenSize = field(default_factory=lambda: ScreenSize(1000, 500))

@@ -28,6 +28,7 @@ from venusctl import (
 from venusctl.api.stream import Run
 from venusctl.core.actions import Action
 from venusctl.drivers.base import ActionResult, HeldRequest, ScreenContext
+from venusctl.drivers.capabilities import Capability
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
 
@@ -38,6 +39,8 @@ ANSWERS = [Completion(text=f"<think>go</think><action>{a}</action>")
 
 
 class HoldingDriver(FakeDriver):
+    capabilities = frozenset({Capability.HOLD_REQUESTS})
+
     """A browser whose page sends a checkout request when clicked; the request is
     judged in a greenlet of its own, as Playwright's event handlers are."""
 

@@ -6,6 +6,7 @@ import io
 import json
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import pytest
 from PIL import Image, ImageDraw
@@ -15,6 +16,7 @@ from venusctl.cache import CacheMode, CacheOptions
 from venusctl.core.actions import Action, Surface, Type
 from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
+from venusctl.drivers.capabilities import Capability
 from venusctl.drivers.factory import DriverOptions
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
@@ -50,6 +52,8 @@ def _draw(page: Page) -> bytes:
 @dataclass
 class PagesDriver:
     """A surface that moves to the next page after each action it performs."""
+
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()
 
     pages: list[Page]
     surface: Surface = Surface.BROWSER

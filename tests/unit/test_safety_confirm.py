@@ -12,6 +12,7 @@ from tests.support.fakes import FakeDriver
 from venusctl.core.actions import Click, Type
 from venusctl.core.errors import ExitCode
 from venusctl.drivers.base import Element, ScreenContext
+from venusctl.drivers.capabilities import Capability
 from venusctl.loop.agent import Agent, AgentSettings
 from venusctl.loop.gate import RunApprovals
 from venusctl.model.base import Completion
@@ -158,6 +159,8 @@ def test_confirm_never_yes_lets_confirmations_through(tmp_path):
 
 def test_typing_is_checked_against_the_focused_field(tmp_path):
     class Focused(FakeDriver):
+        capabilities = frozenset({Capability.FOCUSED_ELEMENT})
+
         def focused_element(self):
             return Element(name="Password", role="textbox", input_type="password",
                            password=True)

@@ -11,6 +11,7 @@ from tests.support.fakes import FakeDriver
 from venusctl.core.actions import Surface, parse_action
 from venusctl.core.errors import DeviceError, ExitCode
 from venusctl.drivers.base import Element, ScreenContext
+from venusctl.drivers.capabilities import Capability
 from venusctl.loop.agent import Agent
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
@@ -47,6 +48,8 @@ def guard_request(action: str, targets: dict, context: ScreenContext = FILES,
 class PointDriver(FakeDriver):
     """Describes each point from a map, and counts what it was asked."""
 
+    capabilities = frozenset({Capability.FOCUSED_ELEMENT})
+
     at: dict = field(default_factory=dict)
     focus: Element | None = None
     asked: list = field(default_factory=list)
@@ -78,7 +81,7 @@ def test_a_drag_is_described_start_first_and_a_pointless_click_under_the_pointer
     describe_targets(driver, parse_action("Drag(start=(1, 2), end=(30, 40))", Surface.BROWSER))
     assert driver.asked == [(1, 2), (30, 40)]
     targets = describe_targets(PointDriver(), parse_action("Click()", Surface.DESKTOP))
-    assert [t.where for t in targets] == [POINTER]  # FakeDriver has no pointer_element
+    assert [t.where for t in targets] == [POINTER]  # no POINTER_ELEMENT declared
 
 
 def test_a_failing_description_is_an_unidentified_target_but_a_dead_device_ends_the_run():

@@ -16,6 +16,7 @@ from venusctl.core.actions import Surface, parse_action
 from venusctl.core.errors import ExitCode
 from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Element, Screen, ScreenContext
+from venusctl.drivers.capabilities import Capability
 from venusctl.loop.agent import Agent
 from venusctl.model.base import Completion
 from venusctl.model.scripted import ScriptedModel
@@ -216,6 +217,8 @@ def test_window_boxes_follow_the_image_scale_and_stay_inside_it():
 
 
 class FocusDriver(FakeDriver):
+    capabilities = frozenset({Capability.FOCUSED_ELEMENT})
+
     def focused_element(self) -> Element | None:
         return window()
 

@@ -15,6 +15,7 @@ from venusctl.core.actions import Sequence, Surface, Type
 from venusctl.core.errors import ActionFailed, DeviceError, UsageError
 from venusctl.core.grid import ScreenSize
 from venusctl.drivers.base import Element, Screen
+from venusctl.drivers.capabilities import Capability
 from venusctl.records.store import StepRecord
 from venusctl.run.observers import RedactingObservers
 from venusctl.safety.redact import Redactor, install_log_filter
@@ -68,6 +69,8 @@ def test_the_secret_commands(file_keyring, monkeypatch, capsys):
 
 class LeakyDriver(FakeDriver):
     """Echoes what it typed in errors and labels, and shows a password field."""
+
+    capabilities = frozenset({Capability.SENSITIVE_REGIONS})
 
     def perform(self, action):
         if isinstance(action, Type) and "fail" in action.content:

@@ -21,8 +21,9 @@ from venusctl.api.confirmers import Decide, as_confirmer
 from venusctl.api.stream import Body, Run
 from venusctl.core.actions import Surface
 from venusctl.core.errors import UsageError
-from venusctl.drivers.base import Driver, DriverWrapper, Screen
+from venusctl.drivers.base import Driver, Screen
 from venusctl.drivers.factory import DriverOptions, choose_driver, open_driver, surface_of
+from venusctl.drivers.wrappers import LentDriver
 from venusctl.interface.profile import InterfaceProfile
 from venusctl.loop.agent import AgentSettings
 from venusctl.loop.events import RunObserver, StepGate
@@ -157,7 +158,7 @@ class Agent:
             cached = start_cache(request, plan)
             model = _KeptModel(self.model(plan.surface, plan.interface.profile,
                                           cached is not None and cached.reads))
-            driver = _Kept(self.driver)
+            driver = LentDriver(self.driver)  # the run does not close the agent's surface
         except BaseException:
             self._busy = False
             raise
@@ -254,13 +255,6 @@ class _Claim:
 
     def __exit__(self, *exc: object) -> None:
         self._agent._busy = False
-
-
-class _Kept(DriverWrapper):
-    """The agent's surface lent to one run: the run does not close it."""
-
-    def close(self) -> None:
-        return None
 
 
 class _KeptModel:

@@ -18,9 +18,9 @@ from typing import Any
 from venusctl.batch.taskfile import Check
 from venusctl.core.errors import VenusError
 from venusctl.drivers.base import Driver, ScreenContext
+from venusctl.drivers.capabilities import Capability, able
 
 SHELL_TIMEOUT_S = 120.0
-_PAGE_TEXT_JS = "() => document.documentElement ? document.documentElement.innerText : ''"
 
 
 @dataclass(frozen=True)
@@ -113,28 +113,12 @@ def screen_context(driver: Driver) -> ScreenContext:
 
 
 def surface_text(driver: Driver) -> str:
-    """All text the surface shows: the page's rendered text and source (web), or every
-    label of the UI hierarchy (android)."""
-    inner = getattr(driver, "inner", driver)
-    while hasattr(inner, "inner"):
-        inner = inner.inner
-    if inner.name == "web":
-        page = inner.page  # type: ignore[attr-defined]
-        return f"{page.evaluate(_PAGE_TEXT_JS)}\n{page.content()}"
-    if inner.name == "android":
-        return _hierarchy_text(inner)
-    raise VenusError(f"text_present cannot read the {inner.name} surface")
-
-
-def _hierarchy_text(driver: Any) -> str:
-    from venusctl.drivers.android.driver import DUMP_PATH
-    from venusctl.drivers.android.ui import parse_hierarchy
-
-    result = driver.link.run(f"uiautomator dump {DUMP_PATH} && cat {DUMP_PATH}", 30.0)
-    nodes = parse_hierarchy(result.out)
-    labels = [node.attrs.get(key, "") for node in nodes
-              for key in ("text", "content-desc", "hint")]
-    return "\n".join(label for label in labels if label)
+    """All text the surface shows, as its driver reads it (`surface_text()`: the page's
+    rendered text and source on the web, every label of the UI hierarchy on a phone)."""
+    reader = able(driver, Capability.SURFACE_TEXT)
+    if reader is None:
+        raise VenusError(f"text_present cannot read the {driver.name} surface")
+    return reader.surface_text()
 
 
 def _flat(text: str) -> str:

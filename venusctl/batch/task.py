@@ -32,8 +32,9 @@ from venusctl.batch.taskfile import TaskSpec
 from venusctl.cache import CacheOptions, CacheRun
 from venusctl.core.actions import LaunchApp
 from venusctl.core.errors import DeviceError, ExitCode, VenusError
-from venusctl.drivers.base import Driver, DriverWrapper
+from venusctl.drivers.base import Driver
 from venusctl.drivers.factory import surface_of
+from venusctl.drivers.wrappers import LentDriver
 from venusctl.loop.agent import AgentSettings
 from venusctl.loop.events import RunObserver, StepGate
 from venusctl.records.store import Outcome, RunInfo, StepRecord
@@ -62,13 +63,6 @@ class Shared:
     started: Callable[[TaskSpec, str, int], None] | None = None  # (task, slot, attempt)
     cache: CacheOptions = field(default_factory=CacheOptions)
     browsers: BatchBrowsers = field(default_factory=BatchBrowsers)  # each worker's own
-
-
-class _Borrowed(DriverWrapper):
-    """The task's driver as `run_task` sees it: closing is left to the task."""
-
-    def close(self) -> None:
-        return None
 
 
 class StopGate(StepGate):
@@ -193,7 +187,7 @@ def _run(spec: TaskSpec, shared: Shared, driver: Driver, model: Any, capture: _R
     )
     observers = [capture, *(shared.observers(spec) if shared.observers else [])]
     return run_task(request, confirmer=NonInteractiveConfirmer(), observers=observers,
-                    driver=_Borrowed(driver), model=model, gate=StopGate(shared.stop),
+                    driver=LentDriver(driver), model=model, gate=StopGate(shared.stop),
                     cache=cache)
 
 

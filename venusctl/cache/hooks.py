@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from venusctl.drivers.base import Driver, DriverWrapper, Screen
+from venusctl.drivers.base import Driver, Screen
+from venusctl.drivers.wrappers import DriverWrapper
 from venusctl.loop.events import RunObserver
 from venusctl.model.base import Completion, Message, Model, OnText, SamplingOptions
 from venusctl.records.store import Outcome, RunInfo, StepRecord
@@ -24,7 +25,8 @@ REPLAYED = "replayed"
 
 
 class ScreenWatch(DriverWrapper):
-    """Passes everything through; keeps the first and the latest screenshot."""
+    """Passes everything through (what the driver inside declares); keeps the first
+    and the latest screenshot."""
 
     def __init__(self, inner: Driver) -> None:
         super().__init__(inner)

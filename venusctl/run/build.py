@@ -15,8 +15,10 @@ from typing import Any
 from venusctl.cache import CacheOptions, CacheRun
 from venusctl.core.actions import Surface
 from venusctl.core.errors import UsageError
-from venusctl.drivers.base import Driver, DryRunDriver
+from venusctl.drivers.base import Driver
+from venusctl.drivers.capabilities import Capability, able
 from venusctl.drivers.factory import DriverOptions, choose_driver, open_driver, surface_of
+from venusctl.drivers.wrappers import DryRunDriver
 from venusctl.interface.choice import RunInterface, resolve_interface
 from venusctl.interface.messages import load_template, system_prompt
 from venusctl.interface.profile import InterfaceProfile
@@ -267,9 +269,8 @@ def run_checked(
         if cached is not None:
             driver, model = cached.watch_driver(driver), cached.answering(model)
         recorder = Recorder(request.runs_dir, request.task)
-        keep_files = getattr(driver, "keep_files_in", None)
-        if callable(keep_files):
-            keep_files(recorder.run_dir / "downloads")
+        if (keeper := able(driver, Capability.KEEP_FILES)) is not None:
+            keeper.keep_files_in(recorder.run_dir / "downloads")
         info = RunInfo(
             run_id=recorder.run_id, task=request.task, surface=plan.surface.value,
             driver=plan.driver_name, model=model.name, run_dir=recorder.run_dir,

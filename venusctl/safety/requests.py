@@ -424,6 +424,3 @@ class StepApprovals:
     def take_over(self) -> None:
         self.inner.take_over()
 
-    def __getattr__(self, item: str) -> Any:
-        return getattr(self.inner, item)
-

@@ -4,15 +4,18 @@ Wrapped around every driver of a run (dry-run wraps it in turn):
   perform     `{{secret:NAME}}` in a `Type` becomes the keyring's value just before
               the inner driver presses the keys; the value is taught to the run's
               `Redactor`, and any error or feedback coming back is scrubbed of it.
-              Where the driver can tell (`mark_secret_field()`: the web), the focused
+              Where the driver can tell (`Capability.MARK_SECRET_FIELD`: the web), the focused
               field is remembered and its frame's origin checked first: a secret is
               typed into a frame from another site than the page only where the
               policy permits that secret (`secrets: NAME: {domains: [...]}`).
   screenshot  fields a secret was typed into (`secret_regions()`) are painted over,
               password and card fields (`sensitive_regions()`) blurred, in the image
-              the model sees and the record and report keep; the context is scrubbed.
-  describe    labels read back from the surface are scrubbed (a page may echo a
+              the model sees and the record and report keep, where the driver
+              declares it can find them; the context is scrubbed.
+  describe    labels read back from the surface (`describe`, `focused_element`,
+              `pointer_element`, `surface_text`) are scrubbed (a page may echo a
               value it was given).
+The wrapper offers what the driver inside declares (`wrappers.DriverWrapper`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from PIL import Image, ImageDraw
 from venusctl.core.actions import Action, Sequence, Type, walk
 from venusctl.core.errors import ActionFailed, VenusError
 from venusctl.core.pictures import blur_boxes, encode
-from venusctl.drivers.base import ActionResult, Driver, DriverWrapper, Element, Screen
+from venusctl.drivers.base import ActionResult, Driver, Element, Screen
+from venusctl.drivers.capabilities import Capability, able
+from venusctl.drivers.wrappers import DriverWrapper
 from venusctl.safety.places import host_of, in_domains
 from venusctl.safety.policy import SecretPermit
 from venusctl.safety.redact import Redactor
@@ -85,11 +90,11 @@ class SecretDriver(DriverWrapper):
 
     def _before_typing(self, names: list[str]) -> None:
         """Check where the secrets go, remember the field, note the host they went to."""
-        mark = getattr(self.inner, "mark_secret_field", None)
+        marker = able(self.inner, Capability.MARK_SECRET_FIELD)
         page_host = host_of(self.inner.context().url)
         host = page_host
-        if callable(mark):
-            host = host_of(mark()) or page_host
+        if marker is not None:
+            host = host_of(marker.mark_secret_field()) or page_host
         for name in names:
             permit = self.permits.get(name)
             permitted = permit is not None and host is not None and in_domains(
@@ -104,7 +109,8 @@ class SecretDriver(DriverWrapper):
     # ---------------------------------------------------------------- observing
     def screenshot(self) -> Screen:
         screen = self.inner.screenshot()
-        blurred, masked = self._regions("sensitive_regions"), self._regions("secret_regions")
+        blurred = self._regions(Capability.SENSITIVE_REGIONS)
+        masked = self._regions(Capability.SECRET_REGIONS)
         context = dataclasses.replace(
             screen.context, **{k: self.redactor.scrub(v) for k, v in
                                screen.context.as_dict().items()})
@@ -123,24 +129,32 @@ class SecretDriver(DriverWrapper):
         return dataclasses.replace(screen, data=encode(picture, kind), context=context,
                                    notice=notice)
 
-    def _regions(self, method: str) -> list[Box]:
-        locate = getattr(self.inner, method, None)
-        if not callable(locate):
+    def _regions(self, capability: Capability) -> list[Box]:
+        """The boxes of one kind the inner driver finds, if it declares it can."""
+        inner = able(self.inner, capability)
+        if inner is None:
             return []
+        locate = (inner.secret_regions if capability is Capability.SECRET_REGIONS
+                  else inner.sensitive_regions)
         try:
             return [tuple(int(v) for v in box) for box in locate()]  # type: ignore[misc]
         except VenusError:
             raise
         except Exception as exc:  # a failed lookup must not stop the run
-            log.debug("could not locate %s: %s", method, exc)
+            log.debug("could not locate %s: %s", capability.method, exc)
             return []
 
     def describe(self, x: int, y: int) -> Element | None:
         return self._clean(self.inner.describe(x, y))
 
     def focused_element(self) -> Element | None:
-        focused = getattr(self.inner, "focused_element", None)
-        return self._clean(focused()) if callable(focused) else None
+        return self._clean(super().focused_element())
+
+    def pointer_element(self) -> Element | None:
+        return self._clean(super().pointer_element())
+
+    def surface_text(self) -> str:
+        return self.redactor.scrub(super().surface_text())
 
     def _clean(self, element: Element | None) -> Element | None:
         if element is None:

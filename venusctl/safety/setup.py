@@ -24,6 +24,7 @@ from typing import Any
 from venusctl.core.actions import Surface, is_terminal
 from venusctl.core.errors import UsageError
 from venusctl.drivers.base import Driver
+from venusctl.drivers.capabilities import Capability, able
 from venusctl.interface.messages import NO_PASSWORD, NO_SECRETS
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, changes_state
@@ -235,12 +236,12 @@ class RunSafety:
         """Have a driver that can hold requests (the browser) ask the request gate about
         each one (see `safety.requests`); returns the confirmer the run should use, which
         lets the gate know what the person approved for each step."""
-        hold = getattr(driver, "hold_requests", None)
-        if not callable(hold):
+        holder = able(driver, Capability.HOLD_REQUESTS)
+        if holder is None:
             return confirmer
         self.gate = RequestGate(RequestRules(self.policy, self.redactor), confirmer, approved,
                                 self.confirm_mode)
-        hold(self.gate.judge)
+        holder.hold_requests(self.gate.judge)
         return StepApprovals(confirmer, self.gate)
 
     @contextmanager
@@ -268,12 +269,12 @@ def protected(driver: Driver, store: SecretStore | None = None, confirm: str = "
     redactor = Redactor()
     policy = resolve_policy(SafetyOptions())
     wrapped = SecretDriver(driver, store or SecretStore(), redactor, policy.secrets)
-    hold = getattr(driver, "hold_requests", None)
-    if callable(hold):
+    holder = able(driver, Capability.HOLD_REQUESTS)
+    if holder is not None:
         gate = RequestGate(RequestRules(policy, redactor), confirmer or default_confirmer(),
                            set(policy.allow_categories), confirm)
         gate.step_started(1)
-        hold(gate.judge)
+        holder.hold_requests(gate.judge)
     return wrapped
 
 

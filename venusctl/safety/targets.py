@@ -6,9 +6,10 @@ has been told about, so the guard phase describes each distinct point once, the
 focused element when any key or text is involved, and the element under the
 pointer when a desktop action carries no point of its own.
 
-Drivers answer through `describe(x, y)` and, where they can, `focused_element()`
-and `pointer_element()`; a driver may move the pointer to a point before
-describing it, so hover-revealed controls are what is described.
+Drivers answer through `describe(x, y)` and, where they declare they can
+(`Capability.FOCUSED_ELEMENT`, `POINTER_ELEMENT`), `focused_element()` and
+`pointer_element()`; a driver may move the pointer to a point before describing
+it, so hover-revealed controls are what is described.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from venusctl.core.actions import (
     walk,
 )
 from venusctl.core.errors import DeviceError
-from venusctl.drivers.base import Element
+from venusctl.drivers.base import Driver, Element
+from venusctl.drivers.capabilities import Capability, able
 from venusctl.safety.guard import FOCUS, POINTER, Target
 
 log = logging.getLogger(__name__)
@@ -52,7 +54,7 @@ def points_in_order(leaf: Action) -> list[Point]:
     return points_of(leaf)
 
 
-def describe_targets(driver: Any, placed: Action) -> tuple[Target, ...]:
+def describe_targets(driver: Driver, placed: Action) -> tuple[Target, ...]:
     """Every distinct point of `placed`, then the focus and the pointer where needed."""
     found: dict[Any, Element | None] = {}
     for leaf in leaves(placed):
@@ -60,9 +62,9 @@ def describe_targets(driver: Any, placed: Action) -> tuple[Target, ...]:
             if point not in found:
                 found[point] = _ask(driver.describe, *point)
         if isinstance(leaf, KEYED) and FOCUS not in found:
-            found[FOCUS] = _optional(driver, "focused_element")
+            found[FOCUS] = _focused(driver)
         if _uses_pointer(leaf) and POINTER not in found:
-            found[POINTER] = _optional(driver, "pointer_element")
+            found[POINTER] = _under_pointer(driver)
     return tuple(Target(where, element) for where, element in found.items())
 
 
@@ -73,9 +75,16 @@ def _uses_pointer(leaf: Action) -> bool:
     return any(hasattr(leaf, name) and getattr(leaf, name) is None for name in POINTER_FIELDS)
 
 
-def _optional(driver: Any, method: str) -> Element | None:
-    ask = getattr(driver, method, None)
-    return _ask(ask) if callable(ask) else None
+def _focused(driver: Driver) -> Element | None:
+    """Where keys go, or None (unidentified) for a driver that cannot tell."""
+    able_driver = able(driver, Capability.FOCUSED_ELEMENT)
+    return _ask(able_driver.focused_element) if able_driver is not None else None
+
+
+def _under_pointer(driver: Driver) -> Element | None:
+    """What the pointer is over, or None for a driver that cannot tell."""
+    able_driver = able(driver, Capability.POINTER_ELEMENT)
+    return _ask(able_driver.pointer_element) if able_driver is not None else None
 
 
 def _ask(ask: Any, *args: Any) -> Element | None:
