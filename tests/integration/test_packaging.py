@@ -75,6 +75,8 @@ def test_wheel_holds_the_package_and_its_data_only(installed: Installed):
                      "venusctl/sim/web.py", "venusctl/sim/desktop.py", "venusctl/sim/tkapp.py",
                      "venusctl/sim/phone/phone.py", "venusctl/sim/phone/transport.py",
                      "venusctl/evals/builtin/suite.yaml",
+                     "venusctl/present/templates/report.html.j2",
+                     "venusctl/present/templates/timeline.svg.j2",
                      "venusctl/evals/builtin/answers/phone-note.jsonl"):
         assert expected in names, expected
     assert not any(n.startswith(("drivers/", "tests/", "prompts/", "policies/", "examples/"))

@@ -818,6 +818,15 @@ def describe(action: Action) -> str:
     return words + (" " + ", ".join(details) if details else "")
 
 
+def describe_text(action_text: str, surface: Surface | str) -> str:
+    """A recorded action as `describe` words, or its own text when it does not read back
+    (a record from an older action language, or one edited by hand)."""
+    try:
+        return describe(parse_action(action_text, Surface(surface)))
+    except (ParseError, ValueError):
+        return action_text
+
+
 def walk(action: Action) -> Iterator[Action]:
     """The action itself and, for a Sequence, each of its children."""
     yield action

@@ -31,13 +31,10 @@ from venusctl.core.actions import (
 from venusctl.core.errors import (
     Aborted,
     ActionFailed,
-    DeviceError,
     ExitCode,
-    ModelError,
     NeedsUser,
     ParseError,
     PolicyDenied,
-    UsageError,
     VenusError,
 )
 from venusctl.core.grid import to_pixels
@@ -172,7 +169,7 @@ class Agent:
         except KeyboardInterrupt:
             outcome = self._ended("interrupted", ExitCode.INTERRUPTED, "interrupted by the user")
         except VenusError as exc:
-            outcome = self._ended(_status_of(exc), exc.exit_code, str(exc))
+            outcome = self._ended(exc.status, exc.exit_code, str(exc))
         except Exception as exc:  # a bug must still leave a closed record
             log.exception("the agent loop crashed")
             outcome = self._ended("crashed", ExitCode.FAILED, f"{type(exc).__name__}: {exc}")
@@ -482,21 +479,3 @@ def _loop_key(action: Action) -> Any:
         else:
             values.append(value)
     return (type(action).__name__, tuple(values))
-
-
-_STATUS = {
-    UsageError: "error",
-    DeviceError: "device_error",
-    ModelError: "model_error",
-    PolicyDenied: "denied",
-    NeedsUser: "needs_user",
-    Aborted: "aborted",
-    ParseError: "parse_error",
-}
-
-
-def _status_of(exc: VenusError) -> str:
-    for cls, status in _STATUS.items():
-        if isinstance(exc, cls):
-            return status
-    return "failed"
