@@ -430,11 +430,6 @@ POINT_KEY = {Surface.MOBILE: "point", Surface.DESKTOP: "box", Surface.BROWSER: "
 POINT_SYNONYMS = ("point", "box")
 
 
-def action_names(surface: Surface) -> list[str]:
-    """The action names the model may use on `surface`, in prompt order."""
-    return list(ACTION_SETS[surface])
-
-
 def spec_for(action: Action, surface: Surface) -> tuple[str, Spec]:
     """The (name, spec) under which `surface` accepts this action's class."""
     for name, spec in ACTION_SETS[surface].items():

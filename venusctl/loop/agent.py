@@ -156,7 +156,6 @@ class Agent:
         self.settings = settings or AgentSettings()
         self.observers = list(observers or [])
         self.steps_taken = 0
-        self.last_record_s = 0.0
         self.profile = self.settings.profile(driver.surface.value)
         self.sampling = self.settings.sampling(driver.surface.value)
 
@@ -227,9 +226,7 @@ class Agent:
         return end
 
     def _finish_step(self, record: StepRecord) -> None:
-        begun = time.perf_counter()
         self._emit("step_finished", record)
-        self.last_record_s = time.perf_counter() - begun
 
     def _run_step(
         self, step: int, feedback: str | None, history: list[Turn], record: StepRecord

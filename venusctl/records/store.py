@@ -233,12 +233,6 @@ class Recorder:
                 os.truncate(self._steps, size)
             raise
 
-    def save_file(self, name: str, data: bytes) -> Path:
-        """Keep an extra file (a confirmation crop, say) beside the steps."""
-        path = self.run_dir / name
-        write_whole(path, data)
-        return path
-
     def finish(self, outcome: Outcome) -> None:
         """Close run.json with the outcome; on a full disk, in place (never raises)."""
         if self._closed:
