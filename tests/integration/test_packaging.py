@@ -68,7 +68,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 
 def test_wheel_holds_the_package_and_its_data_only(installed: Installed):
     names = set(zipfile.ZipFile(installed.wheel).namelist())
-    for expected in ("venusctl/cli/__init__.py", "venusctl/drivers/web.py",
+    for expected in ("venusctl/cli/__init__.py", "venusctl/drivers/web/driver.py",
                      "venusctl/drivers/base.py", "venusctl/prompts/mobile.md",
                      "venusctl/prompts/desktop.md", "venusctl/prompts/browser.md",
                      "venusctl/prompts/grounding.md", "venusctl/__main__.py",
