@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -65,13 +65,30 @@ class Element:
             out[key] = list(value) if isinstance(value, tuple) else value
         return out
 
+    @classmethod
+    def from_dict(cls, data: Any) -> Element | None:
+        """An element back from its recorded form (`as_dict`); None when there is none.
+        Keys it does not know are left out: a record may come from another version."""
+        if not data or not isinstance(data, dict):
+            return None
+        names = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        bounds = values.get("bounds")
+        values["bounds"] = tuple(bounds) if isinstance(bounds, list) and len(bounds) == 4 else None
+        if not isinstance(values.get("extra", {}), dict):
+            values["extra"] = {}
+        return cls(**values)
+
+    @property
+    def kind(self) -> str:
+        """What sort of thing it is, for people: its role, else its tag."""
+        return self.role or self.tag or "element"
+
     def summary(self) -> str:
-        """One line naming the element, for confirmations and status lines."""
+        """One line naming the element: confirmations, status lines, the HTML report."""
         label = self.name or self.text or self.resource_id or ""
-        kind = self.role or self.tag or "element"
-        if self.input_type:
-            kind = f"{kind}[{self.input_type}]"
-        label = " ".join(label.split())
+        kind = f"{self.kind}[{self.input_type}]" if self.input_type else self.kind
+        label = " ".join(str(label).split())
         return f"{kind} {label[:80]!r}" if label else kind
 
 

@@ -153,7 +153,7 @@ def _adb_address(text: str | None) -> AdbAddress | None:
         return None
     from venusctl.drivers.android.adb import AdbAddress
 
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit():
+    address = AdbAddress.parse(text)
+    if address is None:
         raise UsageError(f"the adb server must be HOST:PORT, not '{text}'")
-    return AdbAddress(host.strip("[]"), int(port))
+    return address

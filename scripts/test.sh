@@ -46,4 +46,5 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 .venv/bin/python -m pip install -q -e '.[dev]'
 
 .venv/bin/ruff check .
+.venv/bin/vulture  # unused code (settings and false positives: pyproject.toml, scripts/vulture_whitelist.py)
 .venv/bin/python -m pytest "$@"

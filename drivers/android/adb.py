@@ -34,6 +34,15 @@ class AdbAddress:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
 
+    @classmethod
+    def parse(cls, text: str) -> AdbAddress | None:
+        """`HOST:PORT` (an IPv6 host in brackets) as an address; None when it is not one,
+        so that each caller can say in its own words what it expected."""
+        host, colon, port = text.strip().rpartition(":")
+        if not colon or not host or not port.isdigit():
+            return None
+        return cls(host.strip("[]"), int(port))
+
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
 

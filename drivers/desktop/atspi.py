@@ -44,8 +44,6 @@ SCREEN_COORDS = 0
 STATE_ACTIVE = 1
 STATE_FOCUSED = 12
 STATE_SHOWING = 25
-STATE_VISIBLE = 30
-ROLE_PASSWORD_TEXT = 40
 # GTK's bridge compares Collection roles with ATK's numbering, where a password field is
 # 39 (ATK has no FOCUS_TRAVERSABLE); asking for either and checking the role name after
 # works with both bridges.

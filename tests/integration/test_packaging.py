@@ -68,13 +68,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 
 def test_wheel_holds_the_package_and_its_data_only(installed: Installed):
     names = set(zipfile.ZipFile(installed.wheel).namelist())
-    for expected in ("venusctl/cli/__init__.py", "venusctl/drivers/web.py",
+    for expected in ("venusctl/cli/__init__.py", "venusctl/drivers/web/driver.py",
                      "venusctl/drivers/base.py", "venusctl/prompts/mobile.md",
                      "venusctl/prompts/desktop.md", "venusctl/prompts/browser.md",
                      "venusctl/prompts/grounding.md", "venusctl/__main__.py",
                      "venusctl/sim/web.py", "venusctl/sim/desktop.py", "venusctl/sim/tkapp.py",
                      "venusctl/sim/phone/phone.py", "venusctl/sim/phone/transport.py",
                      "venusctl/evals/builtin/suite.yaml",
+                     "venusctl/present/templates/report.html.j2",
+                     "venusctl/present/templates/timeline.svg.j2",
                      "venusctl/evals/builtin/answers/phone-note.jsonl"):
         assert expected in names, expected
     assert not any(n.startswith(("drivers/", "tests/", "prompts/", "policies/", "examples/"))

@@ -22,10 +22,9 @@ from typing import Any
 import yaml
 
 from venusctl.core.actions import Surface, parse_action
-from venusctl.drivers.base import ScreenContext
+from venusctl.drivers.base import Element, ScreenContext
 from venusctl.safety.guard import FOCUS, POINTER, GuardRequest, Target
 from venusctl.safety.policy import Policy, build_policy, load_policy, merge
-from venusctl.safety.recheck import element_from
 from venusctl.safety.targets import leaves, points_in_order
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "safety"
@@ -56,7 +55,7 @@ class Case:
 def request_of(surface: Surface, raw: dict[str, Any]) -> GuardRequest:
     action = parse_action(raw["action"], surface)
     context = ScreenContext(**(raw.get("context") or {}))
-    element = element_from(raw.get("element"))
+    element = Element.from_dict(raw.get("element"))
     return GuardRequest(1, action, action, element, context, raw.get("thought") or "",
                         _targets(action, raw))
 
@@ -67,9 +66,9 @@ def _targets(action: Any, raw: dict[str, Any]) -> tuple[Target, ...]:
         return ()
     points = list(dict.fromkeys(p for leaf in leaves(action) for p in points_in_order(leaf)))
     elements = raw.get("elements") or ([raw["element"]] if raw.get("element") else [])
-    found = [Target(p, element_from(e)) for p, e in zip(points, elements, strict=False)]
-    found.append(Target(FOCUS, element_from(raw.get("focus"))))
-    found.append(Target(POINTER, element_from(raw.get("pointer"))))
+    found = [Target(p, Element.from_dict(e)) for p, e in zip(points, elements, strict=False)]
+    found.append(Target(FOCUS, Element.from_dict(raw.get("focus"))))
+    found.append(Target(POINTER, Element.from_dict(raw.get("pointer"))))
     return tuple(found)
 
 

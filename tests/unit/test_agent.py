@@ -51,13 +51,13 @@ def test_a_task_runs_to_finished_with_pixels_performed_and_recorded(tmp_path):
     assert (outcome.status, outcome.exit_code, outcome.message) == ("finished", 0, "done it")
     assert driver.performed == [Click((500, 250)), Type("héllo")]
     steps = stored.steps()
-    assert [s["action"] for s in steps] == [
+    assert [s.action for s in steps] == [
         "Click(point=(500, 500))", "Type(content='héllo')", "Finished(content='done it')"]
-    assert steps[0]["grid"] == [[500, 500]] and steps[0]["pixels"] == [[500, 250]]
-    assert steps[0]["verdict"]["decision"] == "allow"
-    assert set(steps[0]["timings"]) >= {"observe", "model", "parse", "act", "settle"}
-    assert (stored.path / steps[0]["image"]).read_bytes().startswith(b"\x89PNG")
-    assert stored.outcome["status"] == "finished" and stored.outcome["steps"] == 3
+    assert steps[0].grid == [[500, 500]] and steps[0].pixels == [[500, 250]]
+    assert steps[0].verdict["decision"] == "allow"
+    assert set(steps[0].timings) >= {"observe", "model", "parse", "act", "settle"}
+    assert (stored.path / steps[0].image).read_bytes().startswith(b"\x89PNG")
+    assert stored.outcome.status == "finished" and stored.outcome.steps == 3
 
 
 def test_a_parse_error_is_fed_back_and_retried(tmp_path):
@@ -67,8 +67,8 @@ def test_a_parse_error_is_fed_back_and_retried(tmp_path):
     retry_prompt = model.calls[1][-1].text
     assert retry_prompt.startswith("Your previous answer could not be used: Unknown action 'Tap'")
     step = stored.steps()[0]
-    assert step["rejected"] == [answer("Tap(point=(1, 1))")]
-    assert "Unknown action" in step["parse_errors"][0]
+    assert step.rejected == [answer("Tap(point=(1, 1))")]
+    assert "Unknown action" in step.parse_errors[0]
 
 
 def test_unparseable_answers_end_the_run_after_the_retries(tmp_path):
@@ -81,7 +81,7 @@ def test_call_user_without_a_terminal_stops_with_the_question(tmp_path):
     outcome, _, _, stored = run(tmp_path, [answer("CallUser(content='Which size?')")])
     assert (outcome.status, outcome.exit_code, outcome.message) == (
         "needs_user", ExitCode.NEEDS_USER, "Which size?")
-    assert stored.outcome["exit_code"] == 3
+    assert stored.outcome.exit_code == 3
 
 
 def test_call_user_at_a_terminal_feeds_the_reply_back(tmp_path):
@@ -101,8 +101,8 @@ def test_confirmation_yes_no_always(tmp_path):
     assert outcome.status == "finished"
     assert driver.performed == [Click((2, 1)), Click((3, 2)), Click((400, 200))]
     assert "The user declined the action click point (1, 1)" in model.calls[1][-1].text
-    assert [s.get("reply") for s in stored.steps()[:4]] == ["no", "yes", "always", None]
-    assert stored.steps()[3]["verdict"]["decision"] == "allow"
+    assert [s.reply for s in stored.steps()[:4]] == ["no", "yes", "always", None]
+    assert stored.steps()[3].verdict["decision"] == "allow"
 
 
 def test_abort_at_a_confirmation_stops_with_code_4(tmp_path):
@@ -126,9 +126,9 @@ def test_no_terminal_fails_closed_with_the_pending_action_recorded(tmp_path):
                                      guard=ConfirmAllGuard())
     assert (outcome.status, outcome.exit_code) == ("needs_user", ExitCode.NEEDS_USER)
     assert driver.performed == []
-    assert outcome.steps == 1 and stored.outcome["steps"] == 1
+    assert outcome.steps == 1 and stored.outcome.steps == 1
     step = stored.steps()[0]
-    assert step["action"] == "Type(content='x')" and step["verdict"]["decision"] == "confirm"
+    assert step.action == "Type(content='x')" and step.verdict["decision"] == "confirm"
 
 
 def test_a_failed_action_is_fed_back(tmp_path):
@@ -149,8 +149,8 @@ def test_a_dead_device_closes_the_record_with_code_5(tmp_path):
     driver = FakeDriver(die_on_step=2)
     outcome, _, _, stored = run(tmp_path, [answer("Click(point=(1, 1))")] * 3, driver)
     assert (outcome.status, outcome.exit_code) == ("device_error", ExitCode.UNAVAILABLE)
-    assert stored.outcome["status"] == "device_error"
-    assert stored.steps()[-1]["error"] == "the fake device went away"
+    assert stored.outcome.status == "device_error"
+    assert stored.steps()[-1].error == "the fake device went away"
 
 
 def test_loop_guard_stops_five_identical_clicks_on_a_coarse_grid(tmp_path):
@@ -213,14 +213,14 @@ def test_a_denied_action_stops_with_code_4_and_is_not_performed(tmp_path):
                                      guard=_DenyTyping())
     assert (outcome.status, outcome.exit_code) == ("denied", ExitCode.POLICY_STOP)
     assert driver.performed == [Click((1, 1))]
-    assert stored.steps()[-1]["verdict"]["decision"] == "deny"
+    assert stored.steps()[-1].verdict["decision"] == "deny"
 
 
 def test_the_element_under_the_point_reaches_the_record(tmp_path):
     driver = FakeDriver(element=Element(text="Pay now", role="button", bounds=(1, 2, 3, 4)))
     _, _, _, stored = run(tmp_path, [answer("Click(point=(1, 1))"),
                                      answer("Finished(content='')")], driver)
-    assert stored.steps()[0]["element"] == {"text": "Pay now", "role": "button",
+    assert stored.steps()[0].element == {"text": "Pay now", "role": "button",
                                             "bounds": [1, 2, 3, 4]}
 
 

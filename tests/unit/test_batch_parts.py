@@ -17,6 +17,7 @@ from venusctl.batch.results import Attempt, ResultsWriter, TaskResult, read_resu
 from venusctl.batch.taskfile import Check, TaskSpec
 from venusctl.core.errors import ModelError, UsageError
 from venusctl.drivers.android.adb import AdbAddress
+from venusctl.drivers.factory import DriverOptions, open_driver
 from venusctl.model.base import Completion, SamplingOptions
 from venusctl.run.build import ModelOptions
 
@@ -32,6 +33,15 @@ def test_phone_specs_name_a_serial_and_maybe_its_adb_server():
     assert PhoneSpec.parse("@lab:5037") == PhoneSpec(None, AdbAddress("lab", 5037))
     with pytest.raises(UsageError, match="HOST:PORT"):
         PhoneSpec.parse("x@lab")
+
+
+def test_one_reader_of_adb_server_addresses():
+    assert AdbAddress.parse("lab-pc:5037") == AdbAddress("lab-pc", 5037)
+    assert AdbAddress.parse("[::1]:5038") == AdbAddress("::1", 5038)
+    for bad in ("lab-pc", ":5037", "lab:", "lab:50x7", ""):
+        assert AdbAddress.parse(bad) is None, bad
+    with pytest.raises(UsageError, match="the adb server must be HOST:PORT, not 'lab'"):
+        open_driver(DriverOptions(driver="android", adb_server="lab"))
 
 
 def test_slots_follow_the_tasks_and_pinned_phones_go_to_their_phone():

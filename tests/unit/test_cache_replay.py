@@ -120,20 +120,20 @@ def entry_files(tmp_path):
 def test_a_task_done_once_replays_without_asking_the_model(tmp_path):
     outcome, model, steps = run(tmp_path, PagesDriver(shop_pages()), ANSWERS)
     assert outcome.exit_code == 0 and len(model.calls) == 3
-    assert [s["source"] for s in steps] == ["asked"] * 3
+    assert [s.source for s in steps] == ["asked"] * 3
     assert len(entry_files(tmp_path)) == 1
 
     again = PagesDriver(shop_pages())
     outcome, model, steps = run(tmp_path, again, [])
     assert outcome.exit_code == 0 and outcome.message == "The blue one is in the cart."
     assert model.calls == []
-    assert [s["source"] for s in steps] == ["replayed"] * 3
-    assert [s["action"] for s in steps][:2] == ["Click(point=(500, 100))",
+    assert [s.source for s in steps] == ["replayed"] * 3
+    assert [s.action for s in steps][:2] == ["Click(point=(500, 100))",
                                                "Click(point=(750, 700))"]
     assert len(again.performed) == 2
-    assert steps[0]["raw"] == ("<think>Open the blue one.</think>\n"
+    assert steps[0].raw == ("<think>Open the blue one.</think>\n"
                                "<action>Click(point=(500, 100))</action>")
-    assert all(s["verdict"]["decision"] == "allow" for s in steps)  # the guard judged each
+    assert all(s.verdict["decision"] == "allow" for s in steps)  # the guard judged each
 
 
 def test_the_model_takes_over_where_the_screen_differs_with_the_history_so_far(tmp_path):
@@ -144,7 +144,7 @@ def test_the_model_takes_over_where_the_screen_differs_with_the_history_so_far(t
     new_click = said("Click(point=(500, 780))", "The button moved.")
     outcome, model, steps = run(tmp_path, PagesDriver(changed), [new_click, ANSWERS[2]])
     assert outcome.exit_code == 0
-    assert [s["source"] for s in steps] == ["replayed", "asked", "asked"]
+    assert [s.source for s in steps] == ["replayed", "asked", "asked"]
     first_question = model.calls[0]
     history = [m.text for m in first_question if m.role == "assistant"]
     assert history == ["<think>Open the blue one.</think>\n"
@@ -152,7 +152,7 @@ def test_the_model_takes_over_where_the_screen_differs_with_the_history_so_far(t
     # the entry now holds the new way, so the next run replays all of it
     outcome, model, steps = run(tmp_path, PagesDriver(changed), [])
     assert outcome.exit_code == 0 and model.calls == []
-    assert steps[1]["action"] == "Click(point=(500, 780))"
+    assert steps[1].action == "Click(point=(500, 780))"
 
 
 def test_a_renamed_target_is_not_clicked_from_the_cache(tmp_path):
@@ -161,7 +161,7 @@ def test_a_renamed_target_is_not_clicked_from_the_cache(tmp_path):
     renamed[1].element = Element(name="Add to wishlist", role="button")
     outcome, model, steps = run(tmp_path, PagesDriver(renamed), ANSWERS[1:])
     assert outcome.exit_code == 0 and len(model.calls) == 2
-    assert [s["source"] for s in steps] == ["replayed", "asked", "asked"]
+    assert [s.source for s in steps] == ["replayed", "asked", "asked"]
 
 
 def test_a_replayed_payment_is_still_confirmed(tmp_path):
@@ -169,14 +169,14 @@ def test_a_replayed_payment_is_still_confirmed(tmp_path):
     pages[1].element = Element(name="Pay now", role="button")
     approved = SafetyOptions(allow_categories=("payment",), config={})
     outcome, _, steps = run(tmp_path, PagesDriver(pages), ANSWERS, safety=approved)
-    assert outcome.exit_code == 0 and steps[1]["verdict"]["category"] == "payment"
+    assert outcome.exit_code == 0 and steps[1].verdict["category"] == "payment"
 
     unattended = PagesDriver(pages)
     outcome, model, steps = run(tmp_path, unattended, [], safety=SafetyOptions(config={}))
     assert outcome.exit_code == 3 and model.calls == []
     assert len(unattended.performed) == 1  # the click on "Blue" only; never the payment
-    assert steps[-1]["source"] == "replayed"
-    assert steps[-1]["verdict"]["decision"] == "confirm" and steps[-1]["reply"] == "unanswered"
+    assert steps[-1].source == "replayed"
+    assert steps[-1].verdict["decision"] == "confirm" and steps[-1].reply == "unanswered"
 
 
 def test_an_answer_read_off_the_screen_needs_the_very_same_screen(tmp_path):
@@ -189,7 +189,7 @@ def test_an_answer_read_off_the_screen_needs_the_very_same_screen(tmp_path):
     outcome, model, steps = run(tmp_path, phone("4.20"), [])
     assert outcome.message == "It costs 4.20" and model.calls == []
     outcome, model, steps = run(tmp_path, phone("5.10"), [said("Answer(content='5.10')")])
-    assert outcome.message == "5.10" and [s["source"] for s in steps] == ["replayed", "asked"]
+    assert outcome.message == "5.10" and [s.source for s in steps] == ["replayed", "asked"]
 
 
 def test_a_damaged_entry_warns_once_and_the_run_goes_on(tmp_path, capsys):
@@ -202,7 +202,7 @@ def test_a_damaged_entry_warns_once_and_the_run_goes_on(tmp_path, capsys):
     driver = PagesDriver(shop_pages())
     outcome, model, steps = run(tmp_path, driver, ANSWERS)
     assert outcome.exit_code == 0 and len(model.calls) == 3
-    assert [s["source"] for s in steps] == ["asked"] * 3
+    assert [s.source for s in steps] == ["asked"] * 3
     warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "was edited or damaged" in warnings[0]
     assert "running without the trajectory cache" in warnings[0]
@@ -246,7 +246,7 @@ def test_read_and_write_modes(tmp_path):
     before = entry.read_text()
     outcome, model, steps = run(tmp_path, PagesDriver(shop_pages()), ANSWERS,
                                 mode=CacheMode.WRITE)
-    assert len(model.calls) == 3 and {s["source"] for s in steps} == {"asked"}
+    assert len(model.calls) == 3 and {s.source for s in steps} == {"asked"}
     assert json.loads(entry.read_text())["run_id"] != json.loads(before)["run_id"]
     outcome, model, _ = run(tmp_path, PagesDriver(shop_pages()), [], mode=CacheMode.READ)
     assert outcome.exit_code == 0 and model.calls == []
@@ -293,7 +293,7 @@ def test_a_typed_secret_is_stored_as_its_placeholder_only(tmp_path, file_keyring
     replayed = PagesDriver(pages)
     outcome, model, steps = run(tmp_path, replayed, [], safety=allowed)
     assert outcome.exit_code == 0 and model.calls == [] and replayed.performed == [Type(value)]
-    assert steps[0]["source"] == "replayed"
+    assert steps[0].source == "replayed"
 
 
 def _settings(**values):

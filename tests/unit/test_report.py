@@ -50,7 +50,7 @@ def test_html_holds_every_step_with_inline_annotated_images(tmp_path):
     red, green, _ = image.convert("RGB").getpixel((200, 100))  # the click, at 2x
     assert red > 170 and green < 110
     for text in ("click point (500, 500)", "Click the &lt;name&gt; field",
-                 "textbox &#x27;Your name&#x27;", "confirm", "typing [state]", "model 1500 ms",
+                 "textbox &#39;Your name&#39;", "confirm", "typing [state]", "model 1500 ms",
                  "the device went away",
                  "(no screenshot for this step)", "<svg", "finished"):
         assert text in html, text

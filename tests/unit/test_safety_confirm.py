@@ -76,10 +76,10 @@ def test_no_terminal_fails_closed_with_the_pending_action_recorded(tmp_path):
     assert (outcome.status, outcome.exit_code) == ("needs_user", ExitCode.NEEDS_USER)
     assert driver.performed == []
     step = stored.steps()[-1]
-    assert step["action"] == "Click(point=(500, 460))"
-    assert step["verdict"]["decision"] == "confirm" and step["verdict"]["category"] == "payment"
-    assert step["reply"] == "unanswered" and "needs confirmation (payment)" in step["error"]
-    assert stored.outcome["exit_code"] == 3
+    assert step.action == "Click(point=(500, 460))"
+    assert step.verdict["decision"] == "confirm" and step.verdict["category"] == "payment"
+    assert step.reply == "unanswered" and "needs confirmation (payment)" in step.error
+    assert stored.outcome.exit_code == 3
 
 
 def test_a_pre_approved_category_runs_unattended(tmp_path):
@@ -87,9 +87,9 @@ def test_a_pre_approved_category_runs_unattended(tmp_path):
                                      approved={"payment"})
     assert outcome.exit_code == 0 and driver.performed == [Click((500, 230))]
     steps = stored.steps()
-    assert steps[0]["verdict"]["decision"] == "allow"
-    assert "payment approved for this run" in steps[0]["verdict"]["reason"]
-    assert all(s["verdict"] for s in steps)  # every step records its verdict
+    assert steps[0].verdict["decision"] == "allow"
+    assert "payment approved for this run" in steps[0].verdict["reason"]
+    assert all(s.verdict for s in steps)  # every step records its verdict
 
 
 def test_the_prompt_shows_the_facts_and_a_marked_picture(tmp_path):
@@ -108,7 +108,7 @@ def test_the_prompt_shows_the_facts_and_a_marked_picture(tmp_path):
     image = Image.open(picture).convert("RGB")
     red = sum(1 for p in image.get_flattened_data() if p[0] > 200 and p[1] < 80 and p[2] < 120)
     assert red > 20  # the target is marked in the action colour
-    assert stored.steps()[0]["reply"] == "yes"
+    assert stored.steps()[0].reply == "yes"
 
 
 def test_no_tells_the_model_and_the_run_goes_on(tmp_path):
@@ -126,7 +126,7 @@ def test_always_approves_the_category_for_the_rest_of_the_run(tmp_path):
     assert outcome.exit_code == 0 and len(driver.performed) == 2
     assert person.out.getvalue().count("confirmation needed") == 1
     assert "[a]lways payment this run" in person.out.getvalue()
-    assert [s["verdict"]["decision"] for s in stored.steps()] == ["confirm", "allow", "allow"]
+    assert [s.verdict["decision"] for s in stored.steps()] == ["confirm", "allow", "allow"]
 
 
 def test_take_over_hands_the_surface_over_and_looks_again(tmp_path):
@@ -148,7 +148,7 @@ def test_a_deny_stops_the_run_even_with_confirmation_turned_off(tmp_path):
                                      confirm="never", element=None)
     assert (outcome.status, outcome.exit_code) == ("denied", ExitCode.POLICY_STOP)
     assert driver.performed == []
-    assert stored.steps()[0]["verdict"]["decision"] == "deny"
+    assert stored.steps()[0].verdict["decision"] == "deny"
 
 
 def test_confirm_never_yes_lets_confirmations_through(tmp_path):
@@ -173,8 +173,8 @@ def test_typing_is_checked_against_the_focused_field(tmp_path):
                   info, AgentSettings(), [RecordObserver(recorder)])
     assert agent.run().exit_code == ExitCode.NEEDS_USER
     step = load_run(recorder.run_dir).steps()[0]
-    assert step["element"]["input_type"] == "password"
-    assert step["verdict"]["category"] == "credentials"
+    assert step.element["input_type"] == "password"
+    assert step.verdict["category"] == "credentials"
     assert driver.performed == [] and Type("hunter2") not in driver.performed
 
 

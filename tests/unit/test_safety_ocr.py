@@ -164,6 +164,6 @@ def test_the_loop_reads_a_nameless_target_records_it_and_times_the_phase(tmp_pat
                   "sys", info, observers=[RecordObserver(recorder)], reader=StandIn())
     assert agent.run().exit_code == ExitCode.NEEDS_USER and driver.performed == []
     step = load_run(recorder.run_dir).steps()[0]
-    assert step["verdict"]["category"] == "payment"
-    assert step["element"]["extra"]["ocr"] == "Pay €49"
-    assert "ocr" in step["timings"]
+    assert step.verdict["category"] == "payment"
+    assert step.element["extra"]["ocr"] == "Pay €49"
+    assert "ocr" in step.timings

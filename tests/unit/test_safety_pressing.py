@@ -108,9 +108,9 @@ def test_the_loop_gates_a_delete_at_the_second_point_of_a_sequence_and_records_e
     outcome = agent.run()
     assert outcome.exit_code == ExitCode.NEEDS_USER and driver.performed == []
     step = load_run(recorder.run_dir).steps()[0]
-    assert step["verdict"]["category"] == "delete"
-    assert "'Delete'" in step["verdict"]["target"]
-    assert [t["where"] for t in step["targets"]] == [[0, 0], [999, 999]]
+    assert step.verdict["category"] == "delete"
+    assert "'Delete'" in step.verdict["target"]
+    assert [t["where"] for t in step.targets] == [[0, 0], [999, 999]]
     again = recheck(load_run(recorder.run_dir), DEFAULT)  # the record keeps every target
     assert again[0].verdict.category == "delete"
 

@@ -46,8 +46,8 @@ def test_the_policy_guard_is_the_default(tmp_path, file_keyring):
                      context_value=ScreenContext(url="https://shop.example/checkout"))
     outcome, _, stored = run(tmp_path, [answer("Click(point=(5, 5))")], pay)
     assert outcome.exit_code == 3 and pay.performed == []
-    assert stored.info["settings"]["policy"] == "default"
-    assert stored.info["settings"]["confirm"] == "policy"
+    assert stored.record.settings["policy"] == "default"
+    assert stored.record.settings["confirm"] == "policy"
     link = FakeDriver(element=Element(text="About us", role="link"))
     outcome, _, _ = run(tmp_path / "2", [answer("Click(point=(5, 5))"),
                                          answer("Finished(content='ok')")], link)
@@ -60,7 +60,7 @@ def test_flags_reach_the_guard(tmp_path, file_keyring):
     safety = SafetyOptions(allow_domains=("x",), config={})
     outcome, _, stored = run(tmp_path, [answer("Click(point=(5, 5))")], driver, safety=safety)
     assert outcome.exit_code == 3
-    assert stored.steps()[0]["verdict"]["category"] == "leave-domain"
+    assert stored.steps()[0].verdict["category"] == "leave-domain"
     with pytest.raises(UsageError, match="unknown category"):
         run(tmp_path / "b", [], driver, safety=SafetyOptions(allow_categories=("nope",)))
 
@@ -87,8 +87,8 @@ def test_a_secret_is_typed_but_never_seen_or_recorded(tmp_path, file_keyring):
     for path in stored.path.rglob("*"):
         assert VALUE.encode() not in path.read_bytes(), path
     steps = stored.steps()
-    assert steps[0]["action"] == "Type(content='{{secret:site_pw}}')"
-    assert "[secret:site_pw]" in json.dumps(steps[1]["element"])
+    assert steps[0].action == "Type(content='{{secret:site_pw}}')"
+    assert "[secret:site_pw]" in json.dumps(steps[1].element)
 
 
 def test_policy_show_and_check_a_recorded_run(tmp_path, file_keyring, capsys, monkeypatch):

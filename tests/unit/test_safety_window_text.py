@@ -233,6 +233,6 @@ def test_the_loop_holds_tab_space_in_a_window_without_accessibility(tmp_path: Pa
                   observers=[RecordObserver(recorder)], reader=StandIn())
     assert agent.run().exit_code == ExitCode.NEEDS_USER and driver.performed == []
     step = load_run(recorder.run_dir).steps()[0]
-    assert step["verdict"]["category"] == "delete"
-    assert step["targets"][0]["element"]["extra"]["window_text"] == StandIn.page
-    assert "ocr" in step["timings"]
+    assert step.verdict["category"] == "delete"
+    assert step.targets[0]["element"]["extra"]["window_text"] == StandIn.page
+    assert "ocr" in step.timings

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from venusctl.present import timeline
+from venusctl.records.store import StepRecord
 
 STEPS = [
-    {"step": 1, "timings": {"observe": 0.5, "model": 2.0, "act": 0.5}},
-    {"step": 2, "timings": {"observe": 0.5, "model": 1.0, "bogus": "x"}},
+    StepRecord(1, 0.0, timings={"observe": 0.5, "model": 2.0, "act": 0.5}),
+    StepRecord(2, 0.0, timings={"observe": 0.5, "model": 1.0, "bogus": "x"}),  # type: ignore[dict-item]
 ]
 
 
@@ -28,5 +29,5 @@ def test_bars_are_proportional_and_titled():
 
 
 def test_no_timings_no_chart():
-    assert timeline.svg([{"step": 1, "timings": {}}]) == ""
+    assert timeline.svg([StepRecord(1, 0.0, timings={})]) == ""
     assert timeline.svg([]) == ""

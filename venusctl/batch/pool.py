@@ -37,10 +37,10 @@ class PhoneSpec:
 
 
 def _address(text: str, whole: str) -> AdbAddress:
-    host, colon, port = text.rpartition(":")
-    if not colon or not port.isdigit() or not host:
+    address = AdbAddress.parse(text)
+    if address is None:
         raise UsageError(f"'{whole}': the adb server must be HOST:PORT (e.g. lab-pc:5037)")
-    return AdbAddress(host.strip("[]"), int(port))
+    return address
 
 
 @dataclass(frozen=True)

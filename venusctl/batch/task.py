@@ -113,7 +113,7 @@ def run_attempt(spec: TaskSpec, slot: Slot, shared: Shared, number: int) -> Atte
         run_shell(spec.setup.shell, env, shared.cwd)
         attempt = _on_surface(spec, slot, shared, env, number)
     except VenusError as exc:
-        attempt = Attempt(number, _status(exc), int(exc.exit_code), False, error=str(exc))
+        attempt = Attempt(number, exc.status, int(exc.exit_code), False, error=str(exc))
     except Exception as exc:  # a bug or a broken surface must not lose the task
         log.exception("task %s crashed", spec.id)
         attempt = Attempt(number, "crashed", int(ExitCode.FAILED), False,
@@ -224,6 +224,7 @@ def run_shell(commands: tuple[str, ...], env: dict[str, str], cwd: Path) -> None
 
 class SetupFailed(VenusError):
     exit_code = ExitCode.FAILED
+    status = "setup_failed"
 
 
 def launch_app(spec: TaskSpec, driver: Driver, env: dict[str, str], cwd: Path
@@ -276,16 +277,3 @@ def _close(driver: Driver, app: subprocess.Popen[bytes] | None) -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(app.pid, signal.SIGKILL)
     driver.close()
-
-
-_STATUSES = {"SetupFailed": "setup_failed", "DeviceError": "device_error",
-             "ModelError": "model_error", "UsageError": "error", "PolicyDenied": "denied",
-             "NeedsUser": "needs_user"}
-
-
-def _status(exc: VenusError) -> str:
-    for cls in type(exc).__mro__:
-        if cls.__name__ in _STATUSES:
-            return _STATUSES[cls.__name__]
-    return "failed"
-

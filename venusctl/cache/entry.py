@@ -26,7 +26,6 @@ from venusctl.core.actions import Answer, Finished, Sequence, Surface, parse, re
 from venusctl.core.errors import ParseError
 
 SCHEMA = "venusctl.trajectory/1"
-ELEMENT_KEYS = ("role", "name", "text")
 MAX_LABEL = 200
 _STEP_TEXTS = ("prompt", "answer", "action", "action_kind", "fingerprint", "pixels", "source")
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from venusctl.cli.common import RunsDirOpt, runs_dir
-from venusctl.records.store import StoredRun, list_runs, resolve_run
+from venusctl.records.store import StepRecord, StoredRun, list_runs, resolve_run
 from venusctl.safety.sanitize import json_text, markup, shown_line
 
 runs_app = typer.Typer(help="List and inspect recorded runs.", no_args_is_help=True)
@@ -33,11 +33,11 @@ def list_command(
     stored = list_runs(runs_dir(runs))[-limit:]
     if json_out:
         for run in stored:
-            print(json_text({"run_id": run.run_id, "path": str(run.path), **_summary(run.info)}))
+            print(json_text({"run_id": run.run_id, "path": str(run.path), **_summary(run)}))
         return 0
     table = Table("run", "started", "driver", "task", "steps", "outcome", box=None)
     for run in stored:
-        info = _summary(run.info)
+        info = _summary(run)
         table.add_row(*(markup(shown_line(v, 40)) for v in (
             run.run_id, info["started"], info["driver"], info["task"], str(info["steps"]),
             info["status"])))
@@ -58,45 +58,44 @@ def show_command(
     stored = resolve_run(run, runs_dir(runs))
     steps = stored.steps()
     if json_out:
-        print(json_text({"run": stored.info, "steps": steps}, indent=2))
+        print(json_text({"run": stored.record.as_json(), "steps": [s.as_dict() for s in steps]},
+                        indent=2))
         return 0
     for line in show_lines(stored, steps):
         print(line)
     return 0
 
 
-def show_lines(stored: StoredRun, steps: list[dict]) -> list[str]:
+def show_lines(stored: StoredRun, steps: list[StepRecord]) -> list[str]:
     """`runs show` as plain lines; everything from the record is sanitized (a record is
     untrusted: it holds a model's and a page's words, and may have been edited)."""
-    info = _summary(stored.info)
-    outcome = stored.outcome
+    record, outcome = stored.record, stored.outcome
+    code = "-" if outcome.exit_code is None else outcome.exit_code
     lines = [f"run     {shown_line(stored.run_id)}", f"folder  {shown_line(stored.path)}",
-             f"task    {shown_line(info['task'])}",
-             f"driver  {shown_line(info['driver'])}   model {shown_line(stored.info.get('model'))}",
-             f"outcome {shown_line(outcome.get('status'))} "
-             f"(exit {shown_line(outcome.get('exit_code', '-'))}) "
-             f"{shown_line(outcome.get('message', ''))}"]
+             f"task    {shown_line(record.task)}",
+             f"driver  {shown_line(record.driver)}   model {shown_line(record.model)}",
+             f"outcome {shown_line(outcome.status)} (exit {shown_line(code)}) "
+             f"{shown_line(outcome.message)}"]
     for step in steps:
-        verdict = (step.get("verdict") or {}).get("decision", "")
-        line = (f"  {shown_line(step.get('step', '?')):>3}  "
-                f"{shown_line(step.get('action') or '-')}  {shown_line(verdict)}")
-        if step.get("reply"):
-            line += f" → {shown_line(step['reply'])}"
-        if step.get("error"):
-            line += f"  error: {shown_line(step['error'])}"
+        verdict = (step.verdict or {}).get("decision", "")
+        line = (f"  {shown_line(step.step):>3}  "
+                f"{shown_line(step.action or '-')}  {shown_line(verdict)}")
+        if step.reply:
+            line += f" → {shown_line(step.reply)}"
+        if step.error:
+            line += f"  error: {shown_line(step.error)}"
         lines.append(line)
-        if step.get("thought"):
-            lines.append(f"       {shown_line(step['thought'], 160)}")
+        if step.thought:
+            lines.append(f"       {shown_line(step.thought, 160)}")
     return lines
 
 
-def _summary(info: dict) -> dict:
-    outcome = info.get("outcome") or {}
-    started = info.get("started_at")
+def _summary(run: StoredRun) -> dict[str, Any]:
+    started, outcome = run.record.started_at, run.outcome
     return {
-        "task": str(info.get("task", "")),
-        "driver": str(info.get("driver", "")),
+        "task": run.record.task,
+        "driver": run.record.driver,
         "started": time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started else "",
-        "steps": outcome.get("steps", "-"),
-        "status": str(outcome.get("status", "?")),
+        "steps": "-" if outcome.steps is None else outcome.steps,
+        "status": outcome.status,
     }

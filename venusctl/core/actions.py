@@ -430,11 +430,6 @@ POINT_KEY = {Surface.MOBILE: "point", Surface.DESKTOP: "box", Surface.BROWSER: "
 POINT_SYNONYMS = ("point", "box")
 
 
-def action_names(surface: Surface) -> list[str]:
-    """The action names the model may use on `surface`, in prompt order."""
-    return list(ACTION_SETS[surface])
-
-
 def spec_for(action: Action, surface: Surface) -> tuple[str, Spec]:
     """The (name, spec) under which `surface` accepts this action's class."""
     for name, spec in ACTION_SETS[surface].items():
@@ -816,6 +811,15 @@ def describe(action: Action) -> str:
         else:
             details.append(f"{field.name} {value}")
     return words + (" " + ", ".join(details) if details else "")
+
+
+def describe_text(action_text: str, surface: Surface | str) -> str:
+    """A recorded action as `describe` words, or its own text when it does not read back
+    (a record from an older action language, or one edited by hand)."""
+    try:
+        return describe(parse_action(action_text, Surface(surface)))
+    except (ParseError, ValueError):
+        return action_text
 
 
 def walk(action: Action) -> Iterator[Action]:

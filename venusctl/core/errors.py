@@ -1,8 +1,10 @@
-"""Typed errors and the exit codes they map to.
+"""Typed errors, the exit codes they map to and the status word a run record gives them.
 
 Errors are raised deep inside the library as typed exceptions and turned into one
 line of text plus an exit code only at the CLI edge, so that shell scripts can rely
-on the codes and people never see a traceback for a problem they can fix.
+on the codes and people never see a traceback for a problem they can fix. Each class
+carries both its exit code and its status, so the loop, batch and the CLI cannot
+disagree on what an error means.
 """
 
 from __future__ import annotations
@@ -25,17 +27,20 @@ class ExitCode(IntEnum):
 class VenusError(Exception):
     """Base class: every error venusctl raises on purpose.
 
-    `exit_code` tells the CLI which code to leave with; the message is a single line
-    meant for a person (and, for `ParseError`, for the model too).
+    `exit_code` tells the CLI which code to leave with; `status` is the one word a run's
+    outcome (run.json, batch results, `--json`) records for it; the message is a single
+    line meant for a person (and, for `ParseError`, for the model too).
     """
 
     exit_code: ExitCode = ExitCode.FAILED
+    status: str = "failed"
 
 
 class UsageError(VenusError):
     """Bad options, files or configuration supplied by the user."""
 
     exit_code = ExitCode.USAGE
+    status = "error"
 
 
 class ParseError(VenusError):
@@ -45,12 +50,14 @@ class ParseError(VenusError):
     """
 
     exit_code = ExitCode.FAILED
+    status = "parse_error"
 
 
 class DeviceError(VenusError):
     """The surface (phone, desktop, browser) is missing, gone or refused an action."""
 
     exit_code = ExitCode.UNAVAILABLE
+    status = "device_error"
 
 
 class ActionFailed(VenusError):
@@ -66,21 +73,25 @@ class ModelError(VenusError):
     """The model could not be loaded or failed to answer."""
 
     exit_code = ExitCode.UNAVAILABLE
+    status = "model_error"
 
 
 class PolicyDenied(VenusError):
     """The safety policy forbids an action; no command-line flag can override it."""
 
     exit_code = ExitCode.POLICY_STOP
+    status = "denied"
 
 
 class NeedsUser(VenusError):
     """The run needs a person (a question or a confirmation) but none can be asked."""
 
     exit_code = ExitCode.NEEDS_USER
+    status = "needs_user"
 
 
 class Aborted(VenusError):
     """The user chose to abort at a confirmation prompt."""
 
     exit_code = ExitCode.POLICY_STOP
+    status = "aborted"

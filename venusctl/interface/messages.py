@@ -34,8 +34,6 @@ from venusctl.model.base import ImagePart, Message, Part, TextPart
 NO_PASSWORD = "No password for this machine is known; use CallUser if one is asked for."
 NO_SECRETS = ("No stored passwords or codes are available; if one is needed, ask the person "
               "with CallUser.")
-TEMPLATE_FIELDS = ("{task}", "{date}", "{password}", "{secrets}")
-PROMPT_SOURCES = ("authors", "builtin")
 
 
 @dataclass(frozen=True)

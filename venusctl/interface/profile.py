@@ -177,7 +177,6 @@ TABLE: tuple[Row, ...] = (
          desktop=Fact(5, "venusctl (as on mobile)"),
          browser=Fact(5, "venusctl (as on mobile)")),
 )
-BY_FIELD = {row.field: row for row in TABLE}
 
 
 @dataclass(frozen=True)

@@ -31,15 +31,9 @@ from venusctl.core.actions import (
     render,
 )
 from venusctl.core.errors import (
-    Aborted,
     ActionFailed,
-    DeviceError,
     ExitCode,
-    ModelError,
-    NeedsUser,
     ParseError,
-    PolicyDenied,
-    UsageError,
     VenusError,
 )
 from venusctl.core.grid import to_pixels
@@ -131,7 +125,6 @@ class Agent:
         self.settings = settings or AgentSettings()
         self.observers = Observers(observers or [])
         self.steps_taken = 0
-        self.last_record_s = 0.0
         self.profile = self.settings.profile(driver.surface.value)
         self.sampling = self.settings.sampling(driver.surface.value)
 
@@ -144,7 +137,7 @@ class Agent:
         except KeyboardInterrupt:
             outcome = self._ended("interrupted", ExitCode.INTERRUPTED, "interrupted by the user")
         except VenusError as exc:
-            outcome = self._ended(_status_of(exc), exc.exit_code, str(exc))
+            outcome = self._ended(exc.status, exc.exit_code, str(exc))
         except Exception as exc:  # a bug must still leave a closed record
             log.exception("the agent loop crashed")
             outcome = self._ended("crashed", ExitCode.FAILED, f"{type(exc).__name__}: {exc}")
@@ -203,9 +196,7 @@ class Agent:
         return end
 
     def _finish_step(self, record: StepRecord) -> None:
-        begun = time.perf_counter()
         self.observers.step_finished(record)
-        self.last_record_s = time.perf_counter() - begun
 
     def _run_step(
         self, step: int, feedback: str | None, history: list[Turn], record: StepRecord
@@ -345,21 +336,3 @@ def _loop_key(action: Action) -> Any:
         else:
             values.append(value)
     return (type(action).__name__, tuple(values))
-
-
-_STATUS = {
-    UsageError: "error",
-    DeviceError: "device_error",
-    ModelError: "model_error",
-    PolicyDenied: "denied",
-    NeedsUser: "needs_user",
-    Aborted: "aborted",
-    ParseError: "parse_error",
-}
-
-
-def _status_of(exc: VenusError) -> str:
-    for cls, status in _STATUS.items():
-        if isinstance(exc, cls):
-            return status
-    return "failed"

@@ -172,9 +172,9 @@ def devices() -> dict[str, Any]:
 def runs(config: ServerConfig, limit: int) -> list[dict[str, Any]]:
     rows = []
     for stored in list_runs(config.runs_dir)[-limit:]:
-        outcome = stored.info.get("outcome") or {}
-        rows.append({"run_id": stored.run_id, "task": stored.info.get("task"),
-                     "driver": stored.info.get("driver"), "status": outcome.get("status"),
-                     "exit_code": outcome.get("exit_code"), "steps": outcome.get("steps"),
-                     "answer": outcome.get("message"), "run_dir": str(stored.path)})
+        outcome = stored.outcome
+        rows.append({"run_id": stored.run_id, "task": stored.record.task,
+                     "driver": stored.record.driver, "status": outcome.status,
+                     "exit_code": outcome.exit_code, "steps": outcome.steps,
+                     "answer": outcome.message, "run_dir": str(stored.path)})
     return scrub(config, rows)

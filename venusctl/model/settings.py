@@ -11,18 +11,13 @@ environment variable, and a key written here is refused.
 from __future__ import annotations
 
 import os
+import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import platformdirs
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
-import tomllib
 
 from venusctl.core.errors import UsageError
 

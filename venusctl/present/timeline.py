@@ -2,16 +2,18 @@
 
 One stacked bar per step, one colour per phase (observe, model, act, settle, …),
 and a totals bar on top, so a person sees at a glance whether the model, the
-device or the waiting dominated. Pure string building: no plotting library, no
-external resources, so the report stays one self-contained file.
+device or the waiting dominated. The geometry is computed here and drawn by
+`templates/timeline.svg.j2` (autoescaped: phase names come from the record); no plotting
+library, no external resources, so the report stays one self-contained file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from html import escape
-from typing import Any
+
+from venusctl.present.render import render
+from venusctl.records.store import StepRecord
 
 PHASES = ("observe", "model", "parse", "place", "describe", "guard", "confirm", "act", "settle")
 COLOURS = {
@@ -38,16 +40,15 @@ class StepTimes:
         return sum(self.phases.values())
 
 
-def step_times(steps: Iterable[Mapping[str, Any]]) -> list[StepTimes]:
+def step_times(steps: Iterable[StepRecord]) -> list[StepTimes]:
     """Each recorded step's phase timings, ignoring values that are not numbers."""
     out = []
     for step in steps:
-        timings = step.get("timings") or {}
         phases = {
-            str(k): float(v) for k, v in timings.items()
+            str(k): float(v) for k, v in step.timings.items()
             if isinstance(v, (int, float)) and v >= 0
         }
-        out.append(StepTimes(int(step.get("step", len(out) + 1)), phases))
+        out.append(StepTimes(step.step, phases))
     return out
 
 
@@ -68,7 +69,30 @@ def colour(phase: str) -> str:
     return COLOURS.get(phase, OTHER_COLOUR)
 
 
-def svg(steps: Iterable[Mapping[str, Any]]) -> str:
+@dataclass(frozen=True)
+class Bar:
+    """One stacked bar of the chart, in SVG units; `rects` are (x, width, phase, seconds)."""
+
+    label: str
+    y: int
+    bold: bool
+    rects: tuple[tuple[float, float, str, float], ...]
+    total: float
+    end: float
+
+
+@dataclass(frozen=True)
+class Swatch:
+    """One legend entry: a colour square and the phase's share of the whole run."""
+
+    x: int
+    y: int
+    phase: str
+    seconds: float
+    share: float
+
+
+def svg(steps: Iterable[StepRecord]) -> str:
     """The chart as an `<svg>` element (empty string when no step has timings)."""
     times = step_times(steps)
     summed = totals(times)
@@ -76,60 +100,32 @@ def svg(steps: Iterable[Mapping[str, Any]]) -> str:
     if grand <= 0:
         return ""
     longest = max(item.total for item in times) or grand
-    rows = [_bar(0, "all", summed, grand, grand, bold=True)]
-    rows += [
-        _bar(i + 1, f"step {item.step}", item.phases, item.total, longest)
-        for i, item in enumerate(times)
-    ]
+    bars = [_bar(0, "all", summed, grand, grand, bold=True)]
+    bars += [_bar(i + 1, f"step {item.step}", item.phases, item.total, longest)
+             for i, item in enumerate(times)]
     legend_y = (len(times) + 1) * (ROW_H + GAP) + GAP
-    legend = _legend(summed, grand, legend_y)
     height = legend_y + 22 * ((len(summed) + 3) // 4) + GAP
-    width = LABEL_W + BAR_W + VALUE_W
-    return (
-        f'<svg class="timeline" xmlns="http://www.w3.org/2000/svg" role="img" '
-        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'font-family="sans-serif" font-size="12">'
-        f"<title>Time per step and phase</title>{''.join(rows)}{legend}</svg>"
-    )
+    return render("timeline.svg.j2", bars=bars, legend=_legend(summed, grand, legend_y),
+                  width=LABEL_W + BAR_W + VALUE_W, height=height, row_h=ROW_H,
+                  label_w=LABEL_W, colour=colour, seconds=_seconds)
 
 
-def _bar(
-    row: int, label: str, phases: Mapping[str, float], total: float, scale: float,
-    bold: bool = False,
-) -> str:
+def _bar(row: int, label: str, phases: Mapping[str, float], total: float, scale: float,
+         bold: bool = False) -> Bar:
     """One stacked bar; the first row (all steps) is scaled to the full width."""
-    y = row * (ROW_H + GAP)
-    weight = ' font-weight="bold"' if bold else ""
-    parts = [f'<text x="{LABEL_W - 6}" y="{y + ROW_H - 5}" text-anchor="end"{weight}>'
-             f"{escape(label)}</text>"]
-    x = float(LABEL_W)
+    rects, x = [], float(LABEL_W)
     for phase, seconds in sorted(phases.items(), key=lambda kv: _order(kv[0])):
         w = BAR_W * seconds / scale if scale > 0 else 0.0
-        if w <= 0:
-            continue
-        parts.append(
-            f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{ROW_H}" '
-            f'fill="{colour(phase)}"><title>{escape(label)} · {escape(phase)}: '
-            f"{seconds:.3f} s</title></rect>"
-        )
-        x += w
-    parts.append(f'<text x="{x + 6:.1f}" y="{y + ROW_H - 5}">{_seconds(total)}</text>')
-    return "".join(parts)
+        if w > 0:
+            rects.append((x, w, phase, seconds))
+            x += w
+    return Bar(label, row * (ROW_H + GAP), bold, tuple(rects), total, x)
 
 
-def _legend(summed: Mapping[str, float], grand: float, y: int) -> str:
-    items = []
-    for i, (phase, seconds) in enumerate(summed.items()):
-        col, line = i % 4, i // 4
-        x = LABEL_W + col * (BAR_W // 4)
-        yy = y + line * 22
-        share = 100.0 * seconds / grand
-        items.append(
-            f'<rect x="{x}" y="{yy}" width="12" height="12" fill="{colour(phase)}"/>'
-            f'<text x="{x + 16}" y="{yy + 11}">{escape(phase)} {_seconds(seconds)} '
-            f"({share:.0f} %)</text>"
-        )
-    return "".join(items)
+def _legend(summed: Mapping[str, float], grand: float, y: int) -> list[Swatch]:
+    return [Swatch(LABEL_W + (i % 4) * (BAR_W // 4), y + (i // 4) * 22, phase, seconds,
+                   100.0 * seconds / grand)
+            for i, (phase, seconds) in enumerate(summed.items())]
 
 
 def _seconds(value: float) -> str:

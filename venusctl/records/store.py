@@ -4,6 +4,9 @@
   RUN_DIR/steps.jsonl   one JSON object per step, appended and fsync'ed at once
   RUN_DIR/step-NNN.png  the screenshot the model saw at that step (or .jpg)
 
+Both JSON files carry `schema` (see `venusctl.records.schema`); `StoredRun` reads a
+run back as typed objects (`RecordedRun`, `StepRecord`), whatever version wrote it.
+
 `run.json` is written when the run starts with outcome "running", so even a run
 killed with SIGKILL leaves a readable record; every other ending rewrites it.
 
@@ -32,6 +35,7 @@ from platformdirs import user_data_path
 
 from venusctl.core.errors import ExitCode, UsageError, VenusError
 from venusctl.drivers.base import Screen
+from venusctl.records.schema import SCHEMA, RecordedOutcome, RecordedRun, schema_of, typed
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +136,12 @@ class StepRecord:
         data.pop("screen", None)
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any], where: str) -> StepRecord:
+        """A step line read back (any schema up to `SCHEMA`; see `venusctl.records.schema`)."""
+        schema_of(data, where)
+        return typed(cls, {k: v for k, v in data.items() if k != "screen"})
+
 
 def new_run_id(task: str, now: float | None = None) -> str:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now or time.time()))
@@ -157,6 +167,7 @@ class Recorder:
 
     def start(self, info: RunInfo) -> None:
         self._info = {
+            "schema": SCHEMA,
             "run_id": info.run_id,
             "task": info.task,
             "surface": info.surface,
@@ -222,12 +233,6 @@ class Recorder:
                 os.truncate(self._steps, size)
             raise
 
-    def save_file(self, name: str, data: bytes) -> Path:
-        """Keep an extra file (a confirmation crop, say) beside the steps."""
-        path = self.run_dir / name
-        write_whole(path, data)
-        return path
-
     def finish(self, outcome: Outcome) -> None:
         """Close run.json with the outcome; on a full disk, in place (never raises)."""
         if self._closed:
@@ -275,9 +280,10 @@ class Recorder:
         lean = {k: v for k, v in whole.items() if k != "settings"}
         outcome = dict(whole.get("outcome") or {})
         outcome["message"] = str(outcome.get("message", ""))[:500]
-        least = {"run_id": whole.get("run_id"), "task": str(whole.get("task", ""))[:500],
-                 "surface": whole.get("surface"), "driver": whole.get("driver"),
-                 "started_at": whole.get("started_at"), "outcome": outcome}
+        least = {"schema": SCHEMA, "run_id": whole.get("run_id"),
+                 "task": str(whole.get("task", ""))[:500], "surface": whole.get("surface"),
+                 "driver": whole.get("driver"), "started_at": whole.get("started_at"),
+                 "outcome": outcome}
         return [whole, lean, least]
 
     def _abandon(self) -> None:
@@ -290,7 +296,8 @@ class Recorder:
 
 
 def _line(record: StepRecord) -> str:
-    return json.dumps(record.as_dict(), ensure_ascii=False, default=str) + "\n"
+    data = {"schema": SCHEMA, **record.as_dict()}
+    return json.dumps(data, ensure_ascii=False, default=str) + "\n"
 
 
 def write_whole(path: Path, data: bytes, sync: bool = False) -> None:
@@ -312,41 +319,46 @@ def write_whole(path: Path, data: bytes, sync: bool = False) -> None:
 
 @dataclass
 class StoredRun:
-    """A run read back from disk."""
+    """A run read back from disk: run.json as a `RecordedRun`, its steps as `StepRecord`s."""
 
     path: Path
-    info: dict[str, Any]
+    record: RecordedRun
 
     @property
     def run_id(self) -> str:
-        return str(self.info.get("run_id", self.path.name))
+        return self.record.run_id or self.path.name
 
     @property
-    def outcome(self) -> dict[str, Any]:
-        return dict(self.info.get("outcome") or {})
+    def outcome(self) -> RecordedOutcome:
+        return self.record.outcome
 
-    def steps(self) -> list[dict[str, Any]]:
+    def steps(self) -> list[StepRecord]:
         """Every complete step line; a line cut short by a crash is skipped."""
         path = self.path / STEPS_FILE
         if not path.exists():
             return []
         steps = []
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             try:
-                steps.append(json.loads(line))
+                data = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            if isinstance(data, dict):
+                steps.append(StepRecord.from_json(data, f"{path} line {number}"))
         return steps
 
 
 def load_run(path: Path) -> StoredRun:
+    where = path / RUN_FILE
     try:
-        info = json.loads((path / RUN_FILE).read_text(encoding="utf-8"))
+        data = json.loads(where.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UsageError(f"{path} is not a run folder (no {RUN_FILE})") from None
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{path / RUN_FILE} is damaged: {exc.msg}") from None
-    return StoredRun(path, info)
+        raise UsageError(f"{where} is damaged: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{where} is damaged: not a JSON object")
+    return StoredRun(path, RecordedRun.from_json(data, str(where)))
 
 
 def list_runs(runs_dir: Path) -> list[StoredRun]:
@@ -360,7 +372,7 @@ def list_runs(runs_dir: Path) -> list[StoredRun]:
                 runs.append(load_run(child))
             except UsageError:
                 continue
-    runs.sort(key=lambda r: r.info.get("started_at", 0))
+    runs.sort(key=lambda r: r.record.started_at or 0)
     return runs
 
 

@@ -55,12 +55,11 @@ def recorded_answers(run: StoredRun) -> list[Completion]:
     """Every answer the model gave, rejected ones included, in the order given."""
     answers: list[Completion] = []
     for step in run.steps():
-        answers.extend(Completion(text=text) for text in step.get("rejected", []))
-        raw = step.get("raw") or ""
-        if not raw:
+        answers.extend(Completion(text=str(text)) for text in step.rejected)
+        if not step.raw:
             continue
-        separate = "</think>" not in raw.lower() and step.get("thought")
-        answers.append(Completion(text=raw, reasoning=step["thought"] if separate else None))
+        separate = "</think>" not in step.raw.lower() and step.thought
+        answers.append(Completion(text=step.raw, reasoning=step.thought if separate else None))
     return answers
 
 
@@ -79,9 +78,9 @@ def replay_request(
     answers = recorded_answers(run)
     if not answers:
         raise UsageError(f"run {run.run_id} has no recorded answers to replay")
-    settings = run.info.get("settings", {})
+    settings = run.record.settings
     safety = safety or SafetyOptions()
-    options.driver = options.driver or str(run.info.get("driver") or "") or None
+    options.driver = options.driver or run.record.driver or None
     if not options.url and settings.get("url"):
         recorded = str(settings["url"])
         check_recorded_address(recorded, safety, confirm, assume_yes,
@@ -89,7 +88,7 @@ def replay_request(
         options.url = recorded
     steps = len(run.steps())
     request = RunRequest(
-        task=str(run.info.get("task", "")),
+        task=run.record.task,
         driver=options,
         settings=AgentSettings(max_steps=max(steps, 1), parse_retries=2,
                                history_images=_int_or_none(settings.get("history_images"))),

@@ -204,7 +204,7 @@ def shown(press: Press) -> str:
         what = "(the driver could not tell what is there)"
     else:
         label = " ".join(element_label(element).split())
-        kind = element.role or element.tag or "element"
+        kind = element.kind
         stands_for = element.extra.get("stands_for")
         what = f"{kind} {label!r}" if label else f"{kind} (no label)"
         if stands_for:

@@ -26,17 +26,10 @@ from ada_url import URL
 
 INVALID_HOST = "(invalid address)"
 NO_PLACE_SCHEMES = ("about", "data", "blob", "chrome", "chrome-error", "devtools", "javascript")
-WEB_SCHEMES = ("http", "https")
 _SCHEMES_READ_AS_IS = frozenset({*NO_PLACE_SCHEMES, "http", "https", "ws", "wss", "ftp", "file",
                                  "chrome-extension", "view-source", "mailto", "tel", "intent"})
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 _IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
-
-
-def scheme_of(url: str | None) -> str | None:
-    """The scheme the browser would use for `url` ("http" for a bare `example.com`)."""
-    parsed = _parse(url)
-    return parsed.protocol[:-1].lower() if parsed is not None else None
 
 
 @lru_cache(maxsize=2048)

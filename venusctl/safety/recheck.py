@@ -20,7 +20,6 @@ from venusctl.safety.guard import Decision, GuardRequest, Target, Verdict
 from venusctl.safety.policy import Policy
 from venusctl.safety.policy_guard import PolicyGuard
 
-_ELEMENT_FIELDS = {f.name for f in fields(Element)}
 _CONTEXT_FIELDS = {f.name for f in fields(ScreenContext)}
 
 
@@ -42,18 +41,6 @@ class Rechecked:
                 "verdict": self.verdict.as_dict()}
 
 
-def element_from(data: dict[str, Any] | None) -> Element | None:
-    """An `Element` back from its recorded form."""
-    if not data or not isinstance(data, dict):
-        return None
-    values = {k: v for k, v in data.items() if k in _ELEMENT_FIELDS}
-    bounds = values.get("bounds")
-    values["bounds"] = tuple(bounds) if isinstance(bounds, list) and len(bounds) == 4 else None
-    if not isinstance(values.get("extra", {}), dict):
-        values["extra"] = {}
-    return Element(**values)
-
-
 def targets_from(data: Any) -> tuple[Target, ...]:
     """The recorded targets of a step (every point and the focus), back as `Target`s."""
     if not isinstance(data, list):
@@ -66,31 +53,30 @@ def targets_from(data: Any) -> tuple[Target, ...]:
         if isinstance(where, list) and len(where) == 2:
             where = (int(where[0]), int(where[1]))
         if isinstance(where, (tuple, str)):
-            found.append(Target(where, element_from(item.get("element"))))
+            found.append(Target(where, Element.from_dict(item.get("element"))))
     return tuple(found)
 
 
 def recheck(run: StoredRun, policy: Policy) -> list[Rechecked]:
     """The policy's verdict for every recorded step that chose an action."""
     try:
-        surface = Surface(run.info.get("surface", ""))
+        surface = Surface(run.record.surface or "")
     except ValueError:
         raise UsageError(f"run {run.run_id} does not say which surface it ran on") from None
     guard = PolicyGuard(policy)
     results = []
     for step in run.steps():
-        text = step.get("action")
+        text = step.action
         if not text:
             continue
         try:
             action = parse_action(text, surface)
-            placed = parse_action(step["placed"], surface) if step.get("placed") else action
+            placed = parse_action(step.placed, surface) if step.placed else action
         except ParseError:
             continue
-        context = ScreenContext(**{k: v for k, v in (step.get("context") or {}).items()
+        context = ScreenContext(**{k: v for k, v in step.context.items()
                                    if k in _CONTEXT_FIELDS})
-        request = GuardRequest(int(step.get("step", 0)), action, placed,
-                               element_from(step.get("element")), context,
-                               step.get("thought") or "", targets_from(step.get("targets")))
-        results.append(Rechecked(request.step, text, step.get("verdict"), guard.check(request)))
+        request = GuardRequest(step.step, action, placed, Element.from_dict(step.element), context,
+                               step.thought, targets_from(step.targets))
+        results.append(Rechecked(request.step, text, step.verdict, guard.check(request)))
     return results

@@ -21,7 +21,6 @@ would run; `blind`, `selected`, `terminal` and `secret_permitted` take booleans.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -226,6 +225,3 @@ def _command_test(entries: list[str], rule_id: str) -> Test:
 def _first(found: frozenset[str]) -> str | None:
     return sorted(found)[0] if found else None
 
-
-def with_secret_permission(facts: Facts, permitted: bool) -> Facts:
-    return dataclasses.replace(facts, secret_permitted=permitted)

@@ -93,9 +93,6 @@ class SecretStore:
             return []
         return sorted(n for n in names if isinstance(n, str) and _NAME.match(n))
 
-    def has(self, name: str) -> bool:
-        return name in self.names()
-
     def get(self, name: str) -> str | None:
         """The value, or None when no such secret is set."""
         return self._call("read a secret", self._keyring().get_password, check_name(name))

@@ -64,11 +64,6 @@ async def _evaluate(proxy: CdpProxy, session: str, expression: str) -> Any:
     return reply["result"]["value"]
 
 
-async def page_urls(proxy: CdpProxy) -> list[str]:
-    targets = (await proxy.call("Target.getTargets"))["targetInfos"]
-    return [t["url"] for t in targets if t["type"] == "page"]
-
-
 class Daemon:
     def __init__(self, record: store.SessionRecord) -> None:
         self.record = record

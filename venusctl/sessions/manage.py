@@ -28,7 +28,6 @@ from venusctl.drivers.factory import DriverOptions, surface_of
 from venusctl.sessions import store
 from venusctl.sessions.store import DEAD, RUNNING, SETTINGS, STARTING, SessionRecord
 
-DEFAULT_IDLE_S = 1800.0
 START_TIMEOUT_S = 90.0
 STOP_TIMEOUT_S = 15.0
 DAEMON = "venusctl.sessions.daemon"

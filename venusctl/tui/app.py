@@ -25,8 +25,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from venusctl.core.actions import Surface, describe, parse_action
-from venusctl.core.errors import ExitCode, ParseError
+from venusctl.core.actions import Surface, describe_text
+from venusctl.core.errors import ExitCode
 from venusctl.present.halfblock import HalfBlockImage
 from venusctl.records.store import Outcome, RunInfo
 from venusctl.safety.confirm import Reply
@@ -310,7 +310,8 @@ class LiveApp(App[Outcome | None]):
         surface = self.info.surface if self.info else Surface.BROWSER.value
         text = Text()
         text.append(f"{step.get('step')} ", style="bold")
-        text.append(shown_line(_action_words(step, surface)))
+        action = step.get("action")
+        text.append(shown_line(describe_text(str(action), surface) if action else "(no action)"))
         verdict = (step.get("verdict") or {}).get("decision")
         if verdict:
             colour = {"allow": "green", "confirm": "yellow", "deny": "red"}.get(verdict, "")
@@ -335,16 +336,6 @@ def readable_answer(text: str) -> str:
                              ("</action>", "")):
         text = text.replace(tag, replacement)
     return text.strip()
-
-
-def _action_words(step: dict[str, Any], surface: str) -> str:
-    action = step.get("action")
-    if not action:
-        return "(no action)"
-    try:
-        return describe(parse_action(str(action), Surface(surface)))
-    except (ParseError, ValueError):
-        return str(action)
 
 
 def _where(info: RunInfo) -> str:

@@ -88,6 +88,18 @@ def test_an_interrupted_download_resumes_where_it_stopped(hub, files, tmp_path):
     assert not (blobs / f"{sha}.partial").exists()
 
 
+def test_a_dropped_connection_is_resumed_in_the_same_pull(files, tmp_path):
+    cut = len(files[MODEL]) // 3
+    with FakeHub([FakeRepo(REPO, files, cut_after={MODEL: cut})]) as hub:
+        pulled = venusctl("model", "pull", REPO, "--quant", "F32", env=env(hub))
+        ranges = [r.range for r in hub.downloads(MODEL)]
+    assert pulled.returncode == 0, pulled.stderr
+    assert ranges == [None, f"bytes={cut}-"]  # the rest only, not the whole file again
+    sha = hashlib.sha256(files[MODEL]).hexdigest()
+    blobs = cache(tmp_path) / f"models--{REPO.replace('/', '--')}" / "blobs"
+    assert (blobs / sha).read_bytes() == files[MODEL]
+
+
 def test_a_corrupt_download_is_refused_and_removed(files, tmp_path):
     with FakeHub([FakeRepo(REPO, files, corrupt={MODEL})]) as hub:
         pulled = venusctl("model", "pull", REPO, "--quant", "F32", env=env(hub))

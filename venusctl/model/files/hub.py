@@ -8,8 +8,10 @@ its name. Files land in the standard hub cache, so other tools share them.
 
 Downloads resume across runs: huggingface_hub deletes its partial file when a
 download is interrupted, so we keep our own `<sha256>.partial` blob, continue it
-with a Range request, check its SHA-256 against the listing, and only then move it
-into place and let huggingface_hub link it into the snapshot.
+with a plain Range request (httpx), check its SHA-256 against the listing, and only
+then move it into place and let huggingface_hub link it into the snapshot. Only the
+hub's public API is used (`HfApi`, `hf_hub_download`, `get_hf_file_metadata`,
+`try_to_load_from_cache`, `scan_cache_dir`, `get_token`), so its internals may change.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+from urllib.parse import urlsplit
 
 from venusctl.core.errors import ModelError, UsageError
+from venusctl.core.text import first_line
 
 Say = Callable[[str], None]
 
@@ -35,6 +39,7 @@ _QUANT = re.compile(
 )
 PROJECTOR_PREFERENCE = ("F16", "BF16", "Q8_0", "F32")
 CHUNK = 8 << 20
+DOWNLOAD_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -241,9 +246,9 @@ def hub_error(exc: Exception, repo: str) -> Exception:
         return UsageError(f"{repo} has no such revision")
     if isinstance(exc, OfflineModeIsEnabled) or is_network_error(exc):
         return HubUnreachable(f"the Hugging Face hub ({hub_endpoint()}) is unreachable: "
-                              f"{_first_line(exc) or type(exc).__name__}")
+                              f"{first_line(exc)}")
     if isinstance(exc, HfHubHTTPError):
-        return ModelError(f"the hub refused a request for {repo}: {_first_line(exc)}")
+        return ModelError(f"the hub refused a request for {repo}: {first_line(exc)}")
     return exc
 
 
@@ -260,10 +265,6 @@ def is_network_error(exc: BaseException) -> bool:
     return module.startswith(("httpx", "httpcore", "requests", "urllib3")) and bool(
         kinds & {"TransportError", "ConnectionError", "Timeout", "TimeoutException",
                  "NetworkError", "ConnectError", "ProtocolError"})
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [""])[0]
 
 
 # ------------------------------------------------------------------- download
@@ -304,15 +305,13 @@ def fetch(repo: str, revision: str, file: HubFile, cache_dir: Path, say: Say) ->
 
 def _download_blob(repo: str, revision: str, file: HubFile, cache_dir: Path, say: Say) -> Path:
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
-    from huggingface_hub.file_download import http_get, repo_folder_name
-    from huggingface_hub.utils import build_hf_headers
 
     url = hf_hub_url(repo, file.path, revision=revision, endpoint=hub_endpoint())
     meta = get_hf_file_metadata(url, endpoint=hub_endpoint())
     etag = meta.etag or file.sha256 or file.blob_id
     if not etag:
         raise ModelError(f"the hub gave no checksum for {repo}/{file.path}")
-    blob = cache_dir / repo_folder_name(repo_id=repo, repo_type="model") / "blobs" / etag
+    blob = repo_folder(cache_dir, repo) / "blobs" / etag
     if blob.exists():
         return blob
     blob.parent.mkdir(parents=True, exist_ok=True)
@@ -322,9 +321,7 @@ def _download_blob(repo: str, revision: str, file: HubFile, cache_dir: Path, say
     _check_space(blob.parent, size - done)
     verb = f"resuming at {human_size(done)}" if done else "downloading"
     say(f"{file.path}: {verb} ({human_size(size)})")
-    with partial.open("ab") as out:
-        http_get(meta.location, out, resume_size=done, headers=build_hf_headers(),
-                 expected_size=size, displayed_filename=file.path.rsplit("/", 1)[-1])
+    ranged_get(meta.location, partial, size, file.path.rsplit("/", 1)[-1])
     try:
         verify(partial, file)
     except ModelError:
@@ -332,6 +329,58 @@ def _download_blob(repo: str, revision: str, file: HubFile, cache_dir: Path, say
         raise
     partial.replace(blob)
     return blob
+
+
+def repo_folder(cache_dir: Path, repo: str) -> Path:
+    """A model repo's folder in the hub cache (`models--owner--name`, the documented
+    layout every hub client shares)."""
+    return cache_dir / ("models--" + repo.replace("/", "--"))
+
+
+def ranged_get(url: str, partial: Path, size: int, name: str) -> None:
+    """Append the rest of `url` to `partial`, from the bytes it already holds: a Range
+    request, tried again from where it stopped when the connection drops."""
+    import httpx
+    from huggingface_hub.utils import tqdm
+
+    with partial.open("ab") as out, tqdm(total=size, initial=out.tell(), unit="B",
+                                         unit_scale=True, desc=name) as bar:
+        for attempt in range(DOWNLOAD_ATTEMPTS):
+            try:
+                _stream_into(url, out, bar)
+                return
+            except httpx.TransportError:
+                if attempt + 1 == DOWNLOAD_ATTEMPTS:
+                    raise
+
+
+def _stream_into(url: str, out: BinaryIO, bar: Any) -> None:
+    import httpx
+
+    start = out.tell()
+    headers = {"User-Agent": "venusctl", **_token_header(url)}
+    if start:
+        headers["Range"] = f"bytes={start}-"
+    with httpx.stream("GET", url, headers=headers, follow_redirects=True,
+                      timeout=httpx.Timeout(30.0, read=120.0)) as response:
+        response.raise_for_status()
+        if start and response.status_code != 206:  # the server sent the whole file
+            out.seek(0)
+            out.truncate()
+            bar.reset()
+        for chunk in response.iter_bytes():  # as it arrives: a drop loses nothing
+            out.write(chunk)
+            bar.update(len(chunk))
+        out.flush()
+
+
+def _token_header(url: str) -> dict[str, str]:
+    """The user's hub token, for the hub itself only (a signed CDN address needs none)."""
+    from huggingface_hub import get_token
+
+    token = get_token()
+    same_host = urlsplit(url).netloc == urlsplit(hub_endpoint()).netloc
+    return {"Authorization": f"Bearer {token}"} if token and same_host else {}
 
 
 def _check_space(folder: Path, needed: int) -> None:
@@ -429,9 +478,7 @@ def find_cached(repo: str, quant: str, cache_dir: Path) -> LocalModel | None:
 
 def cached_projector(repo: str, cache_dir: Path) -> Path | None:
     """The best projector cached from `repo` (any snapshot), if there is one."""
-    from huggingface_hub.file_download import repo_folder_name
-
-    snapshots = cache_dir / repo_folder_name(repo_id=repo, repo_type="model") / "snapshots"
+    snapshots = repo_folder(cache_dir, repo) / "snapshots"
     found = [p for p in snapshots.glob("*/**/*.gguf") if is_projector(p.name) and p.exists()]
     if not found:
         return None

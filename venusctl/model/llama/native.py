@@ -202,9 +202,6 @@ class TextModel:
     def is_eog(self, token: int) -> bool:
         return bool(_llama().llama_vocab_is_eog(self.vocab, token))
 
-    def token_text(self, token: int) -> str:
-        return _llama().llama_vocab_get_text(self.vocab, token).decode("utf-8", errors="replace")
-
     def close(self) -> None:
         if self.handle:
             _llama().llama_model_free(self.handle)

@@ -177,10 +177,6 @@ class FakePhone:
         self.config.rotation = rotation % 4
         self.apps.size = self.logical_size()
 
-    def set_override_size(self, size: tuple[int, int] | None) -> None:
-        self.config.override_size = size
-        self.apps.size = self.logical_size()
-
     def frame(self) -> Image.Image:
         with self.apps.lock:
             root = self.apps.widgets()
