@@ -81,4 +81,4 @@ def can(driver: Driver, capability: Capability) -> bool:
 def able(driver: Driver, capability: Capability) -> CapableDriver | None:
     """`driver` as one whose ability may be called, or None when it has not declared it:
     `if (d := able(driver, Capability.FOCUSED_ELEMENT)) is not None: d.focused_element()`."""
-    return driver if capability in driver.capabilities else None  # type: ignore[return-value]
+    return driver if can(driver, capability) else None  # type: ignore[return-value]
