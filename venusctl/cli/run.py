@@ -27,22 +27,8 @@ from venusctl.cli.common import (
     runs_dir,
     setup_logging,
 )
-from venusctl.cli.model_options import (
-    ApiKeyEnvOpt,
-    GpuLayersOpt,
-    ImageMaxOpt,
-    ImageMinOpt,
-    InterfaceOpt,
-    MmprojOpt,
-    ModelOpt,
-    NCtxOpt,
-    NoGrammarOpt,
-    PromptsOpt,
-    ServerModelOpt,
-    ServerOpt,
-    ThreadsOpt,
-    model_options,
-)
+from venusctl.cli.model_options import MODEL, model_options
+from venusctl.cli.options import Given, flags
 from venusctl.cli.safety_options import (
     AllowAppOpt,
     AllowCategoryOpt,
@@ -77,6 +63,7 @@ def register(app: typer.Typer) -> None:
     app.command("replay")(replay)
 
 
+@flags(model_flags=MODEL)
 def do(
     task: Annotated[str, typer.Argument(help="What the agent should do, in plain words.")],
     driver: DriverOpt = None,
@@ -85,17 +72,7 @@ def do(
         typer.Option(help="Play back answers from this file (JSON lines or blank-line "
                           "separated) instead of running a model."),
     ] = None,
-    model: ModelOpt = None,
-    mmproj: MmprojOpt = None,
-    n_ctx: NCtxOpt = None,
-    threads: ThreadsOpt = None,
-    gpu_layers: GpuLayersOpt = None,
-    image_min_tokens: ImageMinOpt = None,
-    image_max_tokens: ImageMaxOpt = None,
-    no_grammar: NoGrammarOpt = False,
-    server: ServerOpt = None,
-    server_model: ServerModelOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
+    model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     url: UrlOpt = None,
     headless: HeadlessOpt = True,
     viewport: ViewportOpt = None,
@@ -106,8 +83,6 @@ def do(
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
     session: SessionOpt = None,
-    interface: InterfaceOpt = None,
-    prompts: PromptsOpt = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Step budget.")] = 30,
     timeout: Annotated[
         Optional[float], typer.Option(min=0, help="Stop after this many seconds.")  # noqa: UP045
@@ -160,12 +135,7 @@ def do(
         driver=driver_options(driver, url, headless, viewport, browser_path, profile,
                               image_format, device, monitor, session=session,
                               upload_dir=upload_dir),
-        model=model_options(
-            answers=model_file, model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads,
-            gpu_layers=gpu_layers, image_min_tokens=image_min_tokens,
-            image_max_tokens=image_max_tokens, no_grammar=no_grammar, server=server,
-            server_model=server_model, api_key_env=api_key_env, assume_yes=yes,
-            interface=interface, prompts=prompts),
+        model=model_options(model_flags, answers=model_file, assume_yes=yes),
         settings=AgentSettings(
             max_steps=max_steps, timeout_s=timeout, parse_retries=parse_retries,
             history_images=history_images, settle_cap_s=settle_cap,
