@@ -37,7 +37,14 @@ from venusctl.model.files.hub import (
     quant_of,
     remote_selection,
 )
-from venusctl.model.settings import API_KEY_ENV, KEYRING_SERVICE, ModelConfig, resolve, where
+from venusctl.model.settings import (
+    API_KEY_ENV,
+    KEYRING_SERVICE,
+    ModelConfig,
+    described,
+    resolve,
+    where,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +66,7 @@ def open_model(
     profile in the interface mode `interface_choice` picks for these settings).
     """
     config = resolve(flags)
+    log.debug("model settings: %s", described(config) or "all defaults")
     profile = profile or profile_for(surface.value, interface_choice(flags)[0])
     if backend(config) == "server":
         return open_server(config, surface, profile)

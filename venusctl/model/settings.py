@@ -14,14 +14,15 @@ keyring or an environment variable, and a key written there is refused.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
-from pydantic import BeforeValidator, PrivateAttr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, PrivateAttr
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import PydanticBaseSettingsSource
 
 from venusctl.core.config_file import config_path, expand, read_document, table_of
 from venusctl.core.errors import UsageError
@@ -32,7 +33,6 @@ DEFAULT_QUANT = "Q4_K_M"
 API_KEY_ENV = "VENUSCTL_API_KEY"
 KEYRING_SERVICE = "venusctl"
 PANEL = "Model"
-SECTIONS = ("model", "server")
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -102,10 +102,14 @@ Interface = Annotated[Optional[str], _kind(_choice("authors", "lean"))]  # noqa:
 Prompts = Annotated[Optional[str], _kind(_choice("authors", "builtin"))]  # noqa: UP045
 
 
-class ModelSettings(BaseSettings):
-    """Which model answers and how it runs; `source(name)` says where a value came from."""
+class ModelSettings(BaseModel):
+    """Which model answers and how it runs; `source(name)` says where a value came from.
 
-    model_config = SettingsConfigDict(frozen=True, extra="forbid")
+    Built by `resolve` from the places settings come from; `ModelSettings(...)` by
+    hand is the given values over the defaults, nothing read (what tests want).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: Text = option(
         flag="--model", short="-m", env="VENUSCTL_MODEL", file="model.model", panel=PANEL,
@@ -190,23 +194,24 @@ class ModelSettings(BaseSettings):
         """The values not left at their default, with where each came from."""
         return {name: (getattr(self, name), origin) for name, origin in self._sources.items()}
 
-    @classmethod
-    def settings_customise_sources(
-        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """`ModelSettings(**flags)` reads the same places, in the same order, as `resolve`."""
-        return (FlagSource(settings_cls, init_settings.init_kwargs),  # type: ignore[attr-defined]
-                EnvironmentSource(settings_cls), ConfigFileSource(settings_cls))
-
 
 ModelConfig = ModelSettings  # the resolved settings, under the name callers know
-DECLARED: dict[str, Declared] = {name: spec for name, _, spec in settings_of(ModelSettings)}
+
+
+@functools.cache
+def declarations(group: type[BaseModel] = ModelSettings) -> dict[str, Declared]:
+    """Each setting's declaration, by name."""
+    return {name: spec for name, _, spec in settings_of(group)}
+
+
+def sections(group: type[BaseModel] = ModelSettings) -> tuple[str, ...]:
+    """The config-file tables a group reads (`model`, `server`)."""
+    return tuple(dict.fromkeys(s.section for s in declarations(group).values() if s.file))
 
 
 class _Source(PydanticBaseSettingsSource):
-    """A place settings come from; each value is checked with the words of its place."""
+    """A place settings come from (a pydantic-settings source); each value is checked
+    with the words of its place, so a bad one is named where the person wrote it."""
 
     label = ""
 
@@ -228,27 +233,28 @@ class FlagSource(_Source):
 
     label = "flag"
 
-    def __init__(self, settings_cls: type[BaseSettings], flags: Mapping[str, Any]) -> None:
+    def __init__(self, settings_cls: type[BaseModel], flags: Mapping[str, Any]) -> None:
         super().__init__(settings_cls)
         self.flags = {k: v for k, v in flags.items() if v is not None}
 
     def values(self) -> dict[str, Any]:
         return {name: check_value(self.settings_cls, name, value,
-                                  DECLARED[name].flag or "--" + name.replace("_", "-"))
+                                  declarations(self.settings_cls)[name].flag
+                                  or "--" + name.replace("_", "-"))
                 for name, value in self.flags.items()}
 
 
 class EnvironmentSource(_Source):
     """`VENUSCTL_*` variables; an empty one counts as unset."""
 
-    def __init__(self, settings_cls: type[BaseSettings],
+    def __init__(self, settings_cls: type[BaseModel],
                  environ: Mapping[str, str] | None = None) -> None:
         super().__init__(settings_cls)
         self.environ = os.environ if environ is None else environ
 
     def values(self) -> dict[str, Any]:
         found = {}
-        for name, spec in DECLARED.items():
+        for name, spec in declarations(self.settings_cls).items():
             text = self.environ.get(spec.env or "")
             if text is not None and text.strip():
                 found[name] = check_value(self.settings_cls, name, text,
@@ -256,7 +262,7 @@ class EnvironmentSource(_Source):
         return found
 
     def origin(self, name: str) -> str:
-        return f"env {DECLARED[name].env}"
+        return f"env {declarations(self.settings_cls)[name].env}"
 
 
 class ConfigFileSource(_Source):
@@ -264,7 +270,7 @@ class ConfigFileSource(_Source):
 
     label = "config file"
 
-    def __init__(self, settings_cls: type[BaseSettings],
+    def __init__(self, settings_cls: type[BaseModel],
                  file_values: Mapping[str, Any] | None = None,
                  environ: Mapping[str, str] | None = None) -> None:
         super().__init__(settings_cls)
@@ -273,21 +279,23 @@ class ConfigFileSource(_Source):
 
     def values(self) -> dict[str, Any]:
         if self.file_values is None:
-            self.file_values = read_config_file(config_path(self.environ))
+            self.file_values = read_config_file(config_path(self.environ), self.settings_cls)
         return dict(self.file_values)
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
+def read_config_file(path: Path, group: type[BaseModel] = ModelSettings) -> dict[str, Any]:
     """The file's `[model]`/`[server]` values by setting name; a missing file is empty."""
     document = read_document(path)
     values: dict[str, Any] = {}
-    for section in SECTIONS:
-        values.update(_read_table(path, section, table_of(path, document, section)))
+    for section in sections(group):
+        values.update(_read_table(path, section, table_of(path, document, section), group))
     return values
 
 
-def _read_table(path: Path, section: str, table: dict[str, Any]) -> dict[str, Any]:
-    known = {spec.key: name for name, spec in DECLARED.items() if spec.section == section}
+def _read_table(path: Path, section: str, table: dict[str, Any],
+                group: type[BaseModel]) -> dict[str, Any]:
+    known = {spec.key: name for name, spec in declarations(group).items()
+             if spec.file and spec.section == section}
     values: dict[str, Any] = {}
     for key, value in table.items():
         if key.lower() in _SECRET_KEYS:
@@ -301,7 +309,7 @@ def _read_table(path: Path, section: str, table: dict[str, Any]) -> dict[str, An
                 f"config file {path}: [{section}] has no setting '{key}' "
                 f"(known: {', '.join(sorted(known))})"
             )
-        values[name] = check_value(ModelSettings, name, value,
+        values[name] = check_value(group, name, value,
                                    f"config file {path}: [{section}] {key}")
     return values
 
@@ -310,6 +318,7 @@ def resolve(
     flags: Mapping[str, Any],
     environ: Mapping[str, str] | None = None,
     file_values: Mapping[str, Any] | None = None,
+    group: type[ModelSettings] = ModelSettings,
 ) -> ModelSettings:
     """Merge the four places; `flags` holds only options given on the command line.
 
@@ -318,9 +327,9 @@ def resolve(
     sets it, and the settings remember which one.
     """
     places: tuple[_Source, ...] = (
-        FlagSource(ModelSettings, flags),
-        EnvironmentSource(ModelSettings, environ),
-        ConfigFileSource(ModelSettings, file_values, environ),
+        FlagSource(group, flags),
+        EnvironmentSource(group, environ),
+        ConfigFileSource(group, file_values, environ),
     )
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
@@ -328,15 +337,22 @@ def resolve(
         for name, value in place.values().items():
             if name not in values:
                 values[name], origins[name] = value, place.origin(name)
-    settings = ModelSettings.model_construct(**values)  # every value checked by its place
+    settings = group.model_construct(**values)  # every value checked by its place
     settings._sources = origins
     return settings
+
+
+def described(settings: ModelSettings) -> str:
+    """The settings not left at their default and where each came from, on one line
+    (`venusctl doctor`, and the debug log of `-v`)."""
+    return ", ".join(f"{name} {value} ({where(settings, name)})"
+                     for name, (value, _) in settings.given().items())
 
 
 def where(settings: ModelSettings, name: str) -> str:
     """The place a setting came from, as the person would write it."""
     source = settings.source(name)
-    spec = DECLARED[name]
+    spec = declarations(type(settings))[name]
     if source == "flag":
         return spec.flag or "--" + name.replace("_", "-")
     if source == "config file":

@@ -14,7 +14,6 @@ No flag turns a deny into anything else.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -63,36 +62,18 @@ class SafetyOptions:
 
 
 def config_file() -> Path:
-    """The config file shared with the model settings (`venusctl.model.settings`)."""
-    try:
-        from venusctl.model.settings import config_path
-    except ImportError:  # model settings not installed: same place, same rules
-        import platformdirs
+    """The config file shared with the model settings (`venusctl.core.config_file`)."""
+    from venusctl.core.config_file import config_path
 
-        env = os.environ.get("VENUSCTL_CONFIG")
-        return Path(env).expanduser() if env else (
-            platformdirs.user_config_path("venusctl") / "config.toml")
     return config_path()
 
 
 def read_safety_config(path: Path | None = None) -> dict[str, Any]:
     """The `[safety]` table of the config file (empty when there is none)."""
-    import tomllib
+    from venusctl.core.config_file import read_table, relative_to_file
 
     path = path or config_file()
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"cannot read config file {path}: {exc}") from None
-    table = raw.get("safety", {})
-    if not isinstance(table, dict):
-        raise UsageError(f"config file {path}: 'safety' must be a table ([safety])")
-    unknown = set(table) - set(CONFIG_KEYS)
-    if unknown:
-        raise UsageError(f"config file {path}: [safety] has no setting "
-                         f"{', '.join(sorted(unknown))} (known: {', '.join(CONFIG_KEYS)})")
+    table = read_table(path, "safety", CONFIG_KEYS)
     for key in CONFIG_KEYS[1:]:
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -100,7 +81,7 @@ def read_safety_config(path: Path | None = None) -> dict[str, Any]:
     if "policy" in table and not isinstance(table["policy"], str):
         raise UsageError(f"config file {path}: [safety] policy must be a name or a path")
     if table.get("policy") and table["policy"] not in ("default", "strict"):
-        table["policy"] = str((path.parent / Path(table["policy"]).expanduser()).resolve())
+        table["policy"] = relative_to_file(path, table["policy"])
     return table
 
 
