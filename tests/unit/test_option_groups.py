@@ -145,3 +145,30 @@ def test_model_options_take_exactly_the_declared_settings():
     assert options.model == "a/b" and options.server is None and options.answers is None
     with pytest.raises(TypeError, match="no setting modle"):
         ModelOptions(modle="a/b")
+
+
+def test_the_safety_settings_are_declared_once_for_flags_config_and_task_files():
+    from venusctl.batch.taskfile import SAFETY_KEYS
+    from venusctl.cli.safety_options import SAFETY
+    from venusctl.core.options import settings_of
+    from venusctl.safety.setup import CONFIG_KEYS, SafetyOptions
+
+    specs = {name: spec for name, _, spec in settings_of(SafetyOptions) if spec.flag}
+    assert set(specs) == {"policy", "allow_domains", "allow_apps", "allow_categories"}
+    for command in ("do", "replay", "mcp"):
+        assert SAFETY.flag_names() <= command_flags(command)
+    assert CONFIG_KEYS == tuple(spec.key for spec in specs.values())
+    assert set(SAFETY_KEYS) == {spec.task for spec in specs.values()} <= TASK_KEYS
+
+
+def test_a_task_files_safety_keys_reach_the_run(tmp_path):
+    from venusctl.batch.taskfile import load_task_file
+
+    path = tmp_path / "tasks.yaml"
+    path.write_text("defaults: {policy: strict, allow_domains: ['${HOST}']}\n"
+                    "tasks: [{task: t, driver: web, allow_categories: [payment]}]\n",
+                    encoding="utf-8")
+    spec = load_task_file(path, {"HOST": "example.org"}).tasks[0]
+    safety = spec.safety(config={})
+    assert (safety.policy, safety.allow_domains, safety.allow_apps, safety.allow_categories) == (
+        "strict", ("example.org",), (), ("payment",))

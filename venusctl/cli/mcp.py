@@ -10,20 +10,14 @@ import typer
 from venusctl.cli.common import BrowserPathOpt, HeadlessOpt, RunsDirOpt, VerboseOpt, runs_dir
 from venusctl.cli.model_options import MODEL, model_options
 from venusctl.cli.options import Given, flags
-from venusctl.cli.safety_options import (
-    AllowAppOpt,
-    AllowCategoryOpt,
-    AllowDomainOpt,
-    PolicyOpt,
-    safety_options,
-)
+from venusctl.cli.safety_options import SAFETY, safety_options
 
 
 def register(app: typer.Typer) -> None:
     app.command("mcp")(mcp)
 
 
-@flags(model_flags=MODEL.but("interface", "prompts"))
+@flags(model_flags=MODEL.but("interface", "prompts"), safety_flags=SAFETY)
 def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 "
                                                       "(path /mcp) instead of stdio.")] = False,
@@ -38,10 +32,7 @@ def mcp(
              "every state change). 'never' needs --yes.")] = "policy",
     yes: Annotated[bool, typer.Option("--yes", "-y", help="With --confirm never: mean it.")
                    ] = False,
-    policy: PolicyOpt = None,
-    allow_domain: AllowDomainOpt = None,
-    allow_app: AllowAppOpt = None,
-    allow_category: AllowCategoryOpt = None,
+    safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     headless: HeadlessOpt = True,
     browser_path: BrowserPathOpt = None,
     runs: RunsDirOpt = None,
@@ -61,7 +52,7 @@ def mcp(
     from venusctl.safety.setup import make_policy_guard, resolve_policy
 
     setup_logging(verbose)
-    safety = safety_options(policy, allow_domain, allow_app, allow_category)
+    safety = safety_options(safety_flags)
     make_policy_guard(resolve_policy(safety), confirm, yes)  # usage errors before serving
     config = ServerConfig(
         model=model_options(model_flags, answers=model_file, assume_yes=yes),

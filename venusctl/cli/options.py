@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Optional, Union, get_args, get_origin
 
 import typer
-from pydantic import BaseModel
 
 from venusctl.core.options import Declared, settings_of
 
@@ -29,18 +28,18 @@ Given = dict[str, Any]
 class Group:
     """The flags of one settings group, all of them or a part (`only` / `exclude`)."""
 
-    settings: type[BaseModel]
+    settings: type  # a pydantic model or a dataclass whose fields are declared
     only: tuple[str, ...] | None = None
     exclude: tuple[str, ...] = ()
 
     def declared(self) -> Iterator[tuple[str, Declared, type]]:
         """(name, declaration, value type) of every flag this group gives a command."""
-        for name, info, spec in settings_of(self.settings):
+        for name, annotation, spec in settings_of(self.settings):
             if spec.flag is None or name in self.exclude:
                 continue
             if self.only is not None and name not in self.only:
                 continue
-            yield name, spec, _value_type(info.annotation)
+            yield name, spec, _value_type(annotation)
 
     def flag_names(self) -> set[str]:
         return {spec.flag for _, spec, _ in self.declared() if spec.flag}

@@ -29,13 +29,7 @@ from venusctl.cli.common import (
 )
 from venusctl.cli.model_options import MODEL, model_options
 from venusctl.cli.options import Given, flags
-from venusctl.cli.safety_options import (
-    AllowAppOpt,
-    AllowCategoryOpt,
-    AllowDomainOpt,
-    PolicyOpt,
-    safety_options,
-)
+from venusctl.cli.safety_options import SAFETY, safety_options
 from venusctl.safety.sanitize import shown, shown_line
 
 if TYPE_CHECKING:
@@ -63,7 +57,7 @@ def register(app: typer.Typer) -> None:
     app.command("replay")(replay)
 
 
-@flags(model_flags=MODEL)
+@flags(model_flags=MODEL, safety_flags=SAFETY)
 def do(
     task: Annotated[str, typer.Argument(help="What the agent should do, in plain words.")],
     driver: DriverOpt = None,
@@ -108,10 +102,7 @@ def do(
     ] = None,
     confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
-    policy: PolicyOpt = None,
-    allow_domain: AllowDomainOpt = None,
-    allow_app: AllowAppOpt = None,
-    allow_category: AllowCategoryOpt = None,
+    safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     dry_run: DryRunOpt = False,
     cache: CacheOpt = None,
     runs: RunsDirOpt = None,
@@ -143,7 +134,7 @@ def do(
         ),
         confirm=confirm, assume_yes=yes, prompt_file=prompt, runs_dir=runs_dir(runs),
         output="json" if json_out else ("quiet" if quiet else "normal"), dry_run=dry_run,
-        safety=safety_options(policy, allow_domain, allow_app, allow_category),
+        safety=safety_options(safety_flags),
         cache=resolve_cache(cache),
     )
     if tui:
@@ -247,6 +238,7 @@ def screenshot(
     return 0
 
 
+@flags(safety_flags=SAFETY)
 def replay(
     run: Annotated[str, typer.Argument(help="Run id, id prefix, folder, or 'last'.")],
     driver: DriverOpt = None,
@@ -260,10 +252,7 @@ def replay(
     monitor: MonitorOpt = None,
     confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
-    policy: PolicyOpt = None,
-    allow_domain: AllowDomainOpt = None,
-    allow_app: AllowAppOpt = None,
-    allow_category: AllowCategoryOpt = None,
+    safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     dry_run: DryRunOpt = False,
     runs: RunsDirOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
@@ -282,7 +271,7 @@ def replay(
                              image_format, device, monitor)
     request, model, confirmer = replay_request(
         run, folder, options, confirm, yes, dry_run, "json" if json_out else "normal",
-        safety_options(policy, allow_domain, allow_app, allow_category))
+        safety_options(safety_flags))
     outcome = run_task(request, model=model, confirmer=confirmer)
     if not json_out:
         print(f"{outcome.status}: {shown(outcome.message, newlines=True)}" if outcome.message

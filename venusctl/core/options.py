@@ -9,6 +9,8 @@ keeping lists of their own, so a new setting is one field.
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -50,16 +52,27 @@ def option(default: Any = None, *, help: str = "", **where: Any) -> Any:
                  json_schema_extra={"declared": Declared(help=help, **where)})  # type: ignore[dict-item]
 
 
+def declare(*, help: str = "", **where: Any) -> dict[str, Declared]:
+    """The same for a dataclass field: `field(default=..., metadata=declare(...))`."""
+    return {"declared": Declared(help=help, **where)}
+
+
 def declared(info: FieldInfo) -> Declared:
     extra = info.json_schema_extra
     found = extra.get("declared") if isinstance(extra, dict) else None
     return found if isinstance(found, Declared) else Declared()
 
 
-def settings_of(group: type[BaseModel]) -> Iterator[tuple[str, FieldInfo, Declared]]:
-    """Every field of a group with its declaration, in declaration order."""
+def settings_of(group: type) -> Iterator[tuple[str, Any, Declared]]:
+    """Every field of a group (a pydantic model or a dataclass) with its type and its
+    declaration, in declaration order."""
+    if dataclasses.is_dataclass(group):
+        hints = typing.get_type_hints(group)
+        for item in dataclasses.fields(group):
+            yield item.name, hints[item.name], item.metadata.get("declared", Declared())
+        return
     for name, info in group.model_fields.items():
-        yield name, info, declared(info)
+        yield name, info.annotation, declared(info)
 
 
 _ADAPTERS: dict[tuple[type[BaseModel], str], TypeAdapter[Any]] = {}

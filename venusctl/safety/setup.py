@@ -22,6 +22,7 @@ from typing import Any
 
 from venusctl.core.actions import Surface, is_terminal
 from venusctl.core.errors import UsageError
+from venusctl.core.options import declare, settings_of
 from venusctl.drivers.base import Driver
 from venusctl.interface.messages import NO_PASSWORD, NO_SECRETS
 from venusctl.loop.agent import RunObserver
@@ -42,20 +43,38 @@ from venusctl.safety.secrets import DESKTOP_PASSWORD, SecretStore, placeholder
 log = logging.getLogger(__name__)
 
 CONFIRM_MODES = ("policy", "all", "never")
-CONFIG_KEYS = ("policy", "allow_domains", "allow_apps", "allow_categories")
 PASSWORD_HINTS = ("sudo", "root", "admin", "password", "install", "apt", "system", "密码",
                   "安装", "管理员")
 
 
 @dataclass
 class SafetyOptions:
-    """The safety flags of one run (None or empty: not given)."""
+    """The safety settings of one run (None or empty: not given), each declared once for
+    the command line, the config file's `[safety]` table and task files."""
 
-    policy: str | None = None
-    allow_domains: tuple[str, ...] = ()
-    allow_apps: tuple[str, ...] = ()
-    allow_categories: tuple[str, ...] = ()
+    policy: str | None = field(default=None, metadata=declare(
+        flag="--policy", metavar="NAME|FILE", file="safety.policy", task="policy",
+        help="Safety policy: 'default', 'strict' or a YAML file (default: [safety] policy "
+             "in the config file, else 'default')."))
+    allow_domains: tuple[str, ...] = field(default=(), metadata=declare(
+        flag="--allow-domain", metavar="DOMAIN", repeat=True, file="safety.allow_domains",
+        task="allow_domains",
+        help="Allowed web domain (repeatable); going outside the allowed ones needs "
+             "confirmation."))
+    allow_apps: tuple[str, ...] = field(default=(), metadata=declare(
+        flag="--allow-app", metavar="APP", repeat=True, file="safety.allow_apps",
+        task="allow_apps",
+        help="Allowed app, package or window class (repeatable); going outside them needs "
+             "confirmation."))
+    allow_categories: tuple[str, ...] = field(default=(), metadata=declare(
+        flag="--allow-category", metavar="CATEGORY", repeat=True,
+        file="safety.allow_categories", task="allow_categories",
+        help="Confirm this category in advance (repeatable), e.g. payment; denials cannot "
+             "be approved."))
     config: Mapping[str, Any] | None = field(default=None, repr=False)
+
+
+CONFIG_KEYS = tuple(spec.key for _, _, spec in settings_of(SafetyOptions) if spec.file)
 
 
 # ------------------------------------------------------------------ config file
