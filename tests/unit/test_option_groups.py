@@ -147,17 +147,24 @@ def test_model_options_take_exactly_the_declared_settings():
         ModelOptions(modle="a/b")
 
 
-def test_the_safety_settings_are_declared_once_for_flags_config_and_task_files():
+def test_the_safety_settings_are_declared_once_for_flags_config_and_task_files(tmp_path):
     from venusctl.batch.taskfile import SAFETY_KEYS
     from venusctl.cli.safety_options import SAFETY
     from venusctl.core.options import settings_of
-    from venusctl.safety.setup import CONFIG_KEYS, SafetyOptions
+    from venusctl.safety.setup import CONFIG_KEYS, SafetyOptions, read_safety_config
 
     specs = {name: spec for name, _, spec in settings_of(SafetyOptions) if spec.flag}
     assert set(specs) == {"policy", "allow_domains", "allow_apps", "allow_categories"}
     for command in ("do", "replay", "mcp"):
         assert SAFETY.flag_names() <= command_flags(command)
-    assert CONFIG_KEYS == tuple(spec.key for spec in specs.values())
+    config = tmp_path / "config.toml"
+    config.write_text("[safety]\n" + "".join(
+        f"{spec.key} = {'[]' if spec.repeat else repr('strict')}\n" for spec in specs.values()),
+        encoding="utf-8")
+    assert set(read_safety_config(config)) == set(CONFIG_KEYS) == {s.key for s in specs.values()}
+    config.write_text("[safety]\npolicies = 'strict'\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"\[safety\] has no setting policies"):
+        read_safety_config(config)
     assert set(SAFETY_KEYS) == {spec.task for spec in specs.values()} <= TASK_KEYS
 
 
