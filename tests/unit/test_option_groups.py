@@ -179,3 +179,13 @@ def test_a_task_files_safety_keys_reach_the_run(tmp_path):
     safety = spec.safety(config={})
     assert (safety.policy, safety.allow_domains, safety.allow_apps, safety.allow_categories) == (
         "strict", ("example.org",), (), ("payment",))
+
+
+def test_model_options_are_copied_with_changes():
+    from venusctl.run.build import ModelOptions
+
+    options = ModelOptions(answers=Path("a.jsonl"), assume_yes=True, model="a/b", threads=4)
+    moved = options.replace(server="http://h", model=None, answers=None)
+    assert moved.flags() == {"threads": 4, "server": "http://h"}
+    assert moved.answers is None and moved.assume_yes
+    assert options.flags() == {"model": "a/b", "threads": 4}  # the original is unchanged

@@ -79,6 +79,12 @@ class ModelOptions:
         """The settings given, by name (what `venusctl.model.settings.resolve` takes)."""
         return dict(self.given)
 
+    def replace(self, **changes: Any) -> ModelOptions:
+        """A copy with some settings changed (None: no longer given)."""
+        answers = changes.pop("answers", self.answers)
+        assume_yes = changes.pop("assume_yes", self.assume_yes)
+        return ModelOptions(answers, assume_yes, **{**self.given, **changes})
+
 
 @dataclass
 class RunRequest:
