@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import Counter
-from dataclasses import replace
 
 from venusctl.batch.taskfile import TaskSpec
 from venusctl.core.actions import Surface
@@ -98,7 +97,7 @@ class SpreadModel:
 
     def _model(self, url: str) -> Model:
         if url not in self.models:
-            options = replace(self.options, server=url, model=None, answers=None)
+            options = self.options.replace(server=url, model=None, answers=None)
             self.models[url] = open_model(options, self.surface)
         return self.models[url]
 

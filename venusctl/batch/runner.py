@@ -38,7 +38,6 @@ from venusctl.core.errors import ExitCode, UsageError
 from venusctl.records.store import new_run_id
 from venusctl.run.build import ModelOptions
 from venusctl.safety.setup import (
-    SafetyOptions,
     approved_categories,
     make_policy_guard,
     read_safety_config,
@@ -142,8 +141,7 @@ def check_tasks(tasks: list[TaskSpec], models: ModelSource, assume_yes: bool) ->
     config = read_safety_config()
     for spec in tasks:
         where = f"task '{spec.id}'"
-        options = SafetyOptions(spec.policy, spec.allow_domains, spec.allow_apps,
-                                spec.allow_categories, config=config)
+        options = spec.safety(config)
         try:
             policy = resolve_policy(options)
             make_policy_guard(policy, spec.confirm, assume_yes)

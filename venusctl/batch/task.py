@@ -39,7 +39,6 @@ from venusctl.loop.agent import AgentSettings
 from venusctl.loop.events import RunObserver, StepGate
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import NonInteractiveConfirmer
-from venusctl.safety.setup import SafetyOptions
 
 log = logging.getLogger(__name__)
 
@@ -178,9 +177,7 @@ def _run(spec: TaskSpec, shared: Shared, driver: Driver, model: Any, capture: _R
         task=spec.task, driver=slot.options_for(spec), settings=settings,
         confirm=spec.confirm, assume_yes=shared.assume_yes, runs_dir=shared.runs_dir,
         output="quiet",
-        safety=SafetyOptions(policy=spec.policy, allow_domains=spec.allow_domains,
-                             allow_apps=spec.allow_apps,
-                             allow_categories=spec.allow_categories),
+        safety=spec.safety(),
         extra_settings={"batch": shared.batch_id, "task_id": spec.id, "attempt": number,
                         "slot": slot.label},
         cache=cache.options if cache is not None else CacheOptions(),

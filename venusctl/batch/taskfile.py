@@ -22,17 +22,20 @@ from typing import Any
 
 from venusctl.cache.options import CacheMode
 from venusctl.core.errors import UsageError
+from venusctl.core.options import settings_of
 from venusctl.core.text import one_line
+from venusctl.safety.setup import SafetyOptions
 
 SURFACE_NAMES = {"web": "web", "browser": "web", "android": "android", "mobile": "android",
                  "phone": "android", "desktop": "desktop"}
 CHECK_KINDS = ("url_matches", "text_present", "file_exists", "shell", "answer_matches")
 CONFIRM_MODES = ("policy", "all", "never")
+SAFETY_KEYS = {spec.task: name for name, _, spec in settings_of(SafetyOptions) if spec.task}
+"""The safety settings a task may set, as `SafetyOptions` declares them (policy, allow_*)."""
 TASK_KEYS = {
-    "id", "task", "driver", "surface", "url", "device", "max_steps", "timeout", "policy",
-    "allow_domains", "allow_apps", "allow_categories", "confirm", "setup", "check",
-    "expect_exit", "answers", "env", "viewport", "settle_cap", "temperature", "max_tokens",
-    "cache",
+    "id", "task", "driver", "surface", "url", "device", "max_steps", "timeout", "confirm",
+    "setup", "check", "expect_exit", "answers", "env", "viewport", "settle_cap",
+    "temperature", "max_tokens", "cache", *SAFETY_KEYS,
 }
 SETUP_KEYS = {"shell", "url", "app"}
 FILE_KEYS = {"name", "description", "defaults", "tasks", "environments"}
@@ -87,6 +90,11 @@ class TaskSpec:
     temperature: float | None = None
     max_tokens: int | None = None
     cache: CacheMode | None = None  # None: as the command line says
+
+    def safety(self, config: Mapping[str, Any] | None = None) -> SafetyOptions:
+        """The task's safety settings as a run takes them (`config`: the [safety] table)."""
+        return SafetyOptions(**{name: getattr(self, name) for name in SAFETY_KEYS.values()},
+                             config=config)
 
 
 @dataclass(frozen=True)
@@ -199,9 +207,7 @@ def _task(item: dict[str, Any], number: int, path: Path, variables: Mapping[str,
         id=_task_id(item.get("id"), number, task, where),
         task=task.strip(), driver=driver, index=number, url=url,
         device=text.string("device"), max_steps=text.integer("max_steps", 30, 1),
-        timeout_s=text.number("timeout"), policy=text.string("policy"),
-        allow_domains=text.strings("allow_domains"), allow_apps=text.strings("allow_apps"),
-        allow_categories=text.strings("allow_categories"),
+        timeout_s=text.number("timeout"), **_safety(text),
         confirm=_confirm(item.get("confirm", "policy"), where),
         setup=Setup(setup.shell, None, setup.app), checks=checks,
         expect_exit=text.integer("expect_exit", 0, 0),
@@ -211,6 +217,13 @@ def _task(item: dict[str, Any], number: int, path: Path, variables: Mapping[str,
         max_tokens=text.integer("max_tokens", None, 16),
         cache=CacheMode.parse(item["cache"], f"{where}: cache") if "cache" in item else None,
     )
+
+
+def _safety(text: _Fields) -> dict[str, Any]:
+    """The task's safety settings by `SafetyOptions` field: lists for the repeatable ones."""
+    declared = {name: spec for name, _, spec in settings_of(SafetyOptions)}
+    return {name: text.strings(key) if declared[name].repeat else text.string(key)
+            for key, name in SAFETY_KEYS.items()}
 
 
 class _Fields:

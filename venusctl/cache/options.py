@@ -113,30 +113,16 @@ def resolve_cache(mode: str | None = None, folder: Path | None = None,
 
 def read_cache_config() -> dict[str, Any]:
     """The config file's `[cache]` table, checked (unknown keys are a usage error)."""
-    import tomllib
-
-    from venusctl.model.settings import config_path
+    from venusctl.core.config_file import config_path, read_table, relative_to_file
 
     path = config_path()
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"cannot read config file {path}: {exc}") from None
-    table = raw.get("cache", {})
-    if not isinstance(table, dict):
-        raise UsageError(f"config file {path}: 'cache' must be a table ([cache])")
-    unknown = sorted(set(table) - set(CONFIG_KEYS))
-    if unknown:
-        raise UsageError(f"config file {path}: [cache] has no setting {', '.join(unknown)} "
-                         f"(known: {', '.join(CONFIG_KEYS)})")
+    table = read_table(path, "cache", CONFIG_KEYS)
     if "mode" in table:
         CacheMode.parse(table["mode"], f"config file {path}: [cache] mode")
     if "dir" in table and not isinstance(table["dir"], str):
         raise UsageError(f"config file {path}: [cache] dir must be a path")
     if table.get("dir"):
-        table["dir"] = str((path.parent / Path(table["dir"]).expanduser()).resolve())
+        table["dir"] = relative_to_file(path, table["dir"])
     distance = table.get("max_distance", DEFAULT_MAX_DISTANCE)
     if isinstance(distance, bool) or not isinstance(distance, int) or not (
             0 <= distance < HASH_BITS):

@@ -20,19 +20,8 @@ from venusctl.cli.common import (
     runs_dir,
     setup_logging,
 )
-from venusctl.cli.model_options import (
-    ApiKeyEnvOpt,
-    GpuLayersOpt,
-    ImageMaxOpt,
-    ImageMinOpt,
-    MmprojOpt,
-    ModelOpt,
-    NCtxOpt,
-    NoGrammarOpt,
-    ServerModelOpt,
-    ThreadsOpt,
-    model_options,
-)
+from venusctl.cli.model_options import MODEL, model_options
+from venusctl.cli.options import Given, flags
 from venusctl.safety.sanitize import json_text
 
 if TYPE_CHECKING:
@@ -74,10 +63,16 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON result per task 
                                                       "then a summary object.")]
 
 
+BATCH_MODEL = MODEL.but("server", "interface", "prompts")
+"""A batch's model flags: `--server` is repeatable here (ServersOpt), and the interface
+follows each task's surface and backend."""
+
+
 def register(app: typer.Typer) -> None:
     app.command("batch")(batch_command)
 
 
+@flags(model_flags=BATCH_MODEL)
 def batch_command(
     file: Annotated[Path, typer.Argument(help="Tasks: YAML, or JSON lines (.jsonl).")],
     concurrency: ConcurrencyOpt = 1,
@@ -95,17 +90,8 @@ def batch_command(
     viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
     image_format: ImageFormatOpt = None,
-    model: ModelOpt = None,
-    mmproj: MmprojOpt = None,
-    n_ctx: NCtxOpt = None,
-    threads: ThreadsOpt = None,
-    gpu_layers: GpuLayersOpt = None,
-    image_min_tokens: ImageMinOpt = None,
-    image_max_tokens: ImageMaxOpt = None,
-    no_grammar: NoGrammarOpt = False,
+    model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     server: ServersOpt = None,
-    server_model: ServerModelOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
     yes: YesOpt = False,
     cache: CacheOpt = None,
     runs: RunsDirOpt = None,
@@ -133,11 +119,7 @@ def batch_command(
         continue_on_error=continue_on_error, resume=resume, out=out,
         pool=pool_options(phone, browser_server, cdp, headless, viewport, browser_path,
                           image_format),
-        model=model_options(
-            model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers,
-            image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
-            no_grammar=no_grammar, server_model=server_model, api_key_env=api_key_env,
-            assume_yes=yes),
+        model=model_options(model_flags, assume_yes=yes),
         servers=tuple(server or ()), assume_yes=yes, cache=resolve_cache(cache),
     )
     display = BatchDisplay()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from venusctl.cli.batch import (
+    BATCH_MODEL,
     BrowserServerOpt,
     CdpOpt,
     ConcurrencyOpt,
@@ -28,20 +29,8 @@ from venusctl.cli.common import (
     runs_dir,
     setup_logging,
 )
-from venusctl.cli.model_options import (
-    ApiKeyEnvOpt,
-    GpuLayersOpt,
-    ImageMaxOpt,
-    ImageMinOpt,
-    MmprojOpt,
-    ModelOpt,
-    NCtxOpt,
-    NoGrammarOpt,
-    ServerModelOpt,
-    ServerOpt,
-    ThreadsOpt,
-    model_options,
-)
+from venusctl.cli.model_options import MODEL, model_options
+from venusctl.cli.options import Given, flags
 from venusctl.safety.sanitize import json_text, markup
 
 if TYPE_CHECKING:
@@ -63,6 +52,7 @@ def register(app: typer.Typer) -> None:
 
 
 @eval_app.command("grounding")
+@flags(model_flags=MODEL.but("grammar", "interface", "prompts"))
 def grounding_command(
     dataset: Annotated[Path, typer.Argument(help="ScreenSpot-v2/-Pro style folder (annotation "
                                                  "files plus images), or one annotation file.")],
@@ -85,16 +75,7 @@ def grounding_command(
         typer.Option(min=8, help="Most tokens in an answer (default: 1024, as the authors).")
     ] = None,
     model_file: ModelFileOpt = None,
-    model: ModelOpt = None,
-    mmproj: MmprojOpt = None,
-    n_ctx: NCtxOpt = None,
-    threads: ThreadsOpt = None,
-    gpu_layers: GpuLayersOpt = None,
-    image_min_tokens: ImageMinOpt = None,
-    image_max_tokens: ImageMaxOpt = None,
-    server: ServerOpt = None,
-    server_model: ServerModelOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
+    model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     yes: Annotated[bool, typer.Option("--yes", "-y",
                                       help="Agree to download the default model.")] = False,
     runs: RunsDirOpt = None,
@@ -113,11 +94,7 @@ def grounding_command(
     setup_logging(verbose)
     options = GroundingEvalOptions(
         dataset=dataset, runs_dir=runs_dir(runs),
-        model=model_options(
-            answers=model_file, model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads,
-            gpu_layers=gpu_layers, image_min_tokens=image_min_tokens,
-            image_max_tokens=image_max_tokens, server=server, server_model=server_model,
-            api_key_env=api_key_env, assume_yes=yes),
+        model=model_options(model_flags, answers=model_file, assume_yes=yes),
         load=LoadOptions(bbox=bbox.lower(), language=language.lower(),
                          splits=tuple(split or ()), images=images, limit=limit),
         out=out, surface=surface.lower() if surface else None, max_tokens=max_tokens,
@@ -184,6 +161,7 @@ def _print_grounding(report: GroundingReport, console: Console, json_out: bool) 
 
 
 @eval_app.command("suite")
+@flags(model_flags=BATCH_MODEL)
 def suite_command(
     suite: Annotated[Optional[Path], typer.Argument(  # noqa: UP045
         help="A suite file: tasks with checks, and the environments they run in (default: "
@@ -197,17 +175,8 @@ def suite_command(
     viewport: ViewportOpt = None,
     browser_path: BrowserPathOpt = None,
     image_format: ImageFormatOpt = None,
-    model: ModelOpt = None,
-    mmproj: MmprojOpt = None,
-    n_ctx: NCtxOpt = None,
-    threads: ThreadsOpt = None,
-    gpu_layers: GpuLayersOpt = None,
-    image_min_tokens: ImageMinOpt = None,
-    image_max_tokens: ImageMaxOpt = None,
-    no_grammar: NoGrammarOpt = False,
+    model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     server: ServersOpt = None,
-    server_model: ServerModelOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
     yes: YesOpt = False,
     cache: Annotated[str, typer.Option(
         "--cache", metavar="on|off|read|write",
@@ -238,11 +207,7 @@ def suite_command(
         retry=retry, continue_on_error=True,
         pool=pool_options(phone, browser_server, cdp, headless, viewport, browser_path,
                           image_format),
-        model=model_options(
-            model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers,
-            image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
-            no_grammar=no_grammar, server_model=server_model, api_key_env=api_key_env,
-            assume_yes=yes),
+        model=model_options(model_flags, assume_yes=yes),
         servers=tuple(server or ()), assume_yes=yes, cache=resolve_cache(cache),
     )
     display = BatchDisplay()

@@ -23,28 +23,19 @@ from venusctl.cli.common import (
     driver_options,
     setup_logging,
 )
-from venusctl.cli.model_options import (
-    ApiKeyEnvOpt,
-    GpuLayersOpt,
-    ImageMaxOpt,
-    ImageMinOpt,
-    InterfaceOpt,
-    MmprojOpt,
-    ModelOpt,
-    NCtxOpt,
-    ServerModelOpt,
-    ServerOpt,
-    ThreadsOpt,
-    model_options,
-)
+from venusctl.cli.model_options import MODEL, model_options
+from venusctl.cli.options import Given, flags
 from venusctl.core.errors import UsageError
 from venusctl.safety.sanitize import json_text, shown_line
+
+GROUND_MODEL = MODEL.but("grammar", "prompts")  # grounding asks once, in its own words
 
 
 def register(app: typer.Typer) -> None:
     app.command("ground")(ground_command)
 
 
+@flags(model_flags=GROUND_MODEL)
 def ground_command(
     instruction: Annotated[str, typer.Argument(help="The element, in plain words.")],
     image: Annotated[
@@ -73,17 +64,7 @@ def ground_command(
         Optional[int],  # noqa: UP045
         typer.Option(min=8, help="Most tokens in an answer (default: 1024, as the authors).")
     ] = None,
-    model: ModelOpt = None,
-    mmproj: MmprojOpt = None,
-    n_ctx: NCtxOpt = None,
-    threads: ThreadsOpt = None,
-    gpu_layers: GpuLayersOpt = None,
-    image_min_tokens: ImageMinOpt = None,
-    image_max_tokens: ImageMaxOpt = None,
-    interface: InterfaceOpt = None,
-    server: ServerOpt = None,
-    server_model: ServerModelOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
+    model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     yes: Annotated[bool, typer.Option("--yes", "-y",
                                       help="Agree to download the default model.")] = False,
     verbose: VerboseOpt = False,
@@ -104,11 +85,7 @@ def ground_command(
     if image is None and not (options.driver or options.session):
         raise UsageError("give an IMAGE file, or --driver web|desktop|android (or --session) "
                          "for a live screen")
-    models = model_options(
-        model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers,
-        image_min_tokens=image_min_tokens, image_max_tokens=image_max_tokens,
-        server=server, server_model=server_model, api_key_env=api_key_env, assume_yes=yes,
-        interface=interface)
+    models = model_options(model_flags, assume_yes=yes)
     with Agent(options, models) as agent:
         result = agent.ground(instruction, image=image, surface=surface, max_tokens=max_tokens,
                               annotate_to=annotate)

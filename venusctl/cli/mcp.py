@@ -8,33 +8,16 @@ from typing import Annotated, Optional
 import typer
 
 from venusctl.cli.common import BrowserPathOpt, HeadlessOpt, RunsDirOpt, VerboseOpt, runs_dir
-from venusctl.cli.model_options import (
-    ApiKeyEnvOpt,
-    GpuLayersOpt,
-    ImageMaxOpt,
-    ImageMinOpt,
-    MmprojOpt,
-    ModelOpt,
-    NCtxOpt,
-    NoGrammarOpt,
-    ServerModelOpt,
-    ServerOpt,
-    ThreadsOpt,
-    model_options,
-)
-from venusctl.cli.safety_options import (
-    AllowAppOpt,
-    AllowCategoryOpt,
-    AllowDomainOpt,
-    PolicyOpt,
-    safety_options,
-)
+from venusctl.cli.model_options import MODEL, model_options
+from venusctl.cli.options import Given, flags
+from venusctl.cli.safety_options import SAFETY, safety_options
 
 
 def register(app: typer.Typer) -> None:
     app.command("mcp")(mcp)
 
 
+@flags(model_flags=MODEL.but("interface", "prompts"), safety_flags=SAFETY)
 def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 "
                                                       "(path /mcp) instead of stdio.")] = False,
@@ -43,26 +26,13 @@ def mcp(
         Optional[Path],  # noqa: UP045
         typer.Option(help="Play back answers from this file instead of running a model."),
     ] = None,
-    model: ModelOpt = None,
-    mmproj: MmprojOpt = None,
-    n_ctx: NCtxOpt = None,
-    threads: ThreadsOpt = None,
-    gpu_layers: GpuLayersOpt = None,
-    image_min_tokens: ImageMinOpt = None,
-    image_max_tokens: ImageMaxOpt = None,
-    no_grammar: NoGrammarOpt = False,
-    server: ServerOpt = None,
-    server_model: ServerModelOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
+    model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     confirm: Annotated[str, typer.Option(
         help="'policy' (the policy's gates are asked through the client) or 'all' (also "
              "every state change). 'never' needs --yes.")] = "policy",
     yes: Annotated[bool, typer.Option("--yes", "-y", help="With --confirm never: mean it.")
                    ] = False,
-    policy: PolicyOpt = None,
-    allow_domain: AllowDomainOpt = None,
-    allow_app: AllowAppOpt = None,
-    allow_category: AllowCategoryOpt = None,
+    safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     headless: HeadlessOpt = True,
     browser_path: BrowserPathOpt = None,
     runs: RunsDirOpt = None,
@@ -82,14 +52,10 @@ def mcp(
     from venusctl.safety.setup import make_policy_guard, resolve_policy
 
     setup_logging(verbose)
-    safety = safety_options(policy, allow_domain, allow_app, allow_category)
+    safety = safety_options(safety_flags)
     make_policy_guard(resolve_policy(safety), confirm, yes)  # usage errors before serving
     config = ServerConfig(
-        model=model_options(
-            answers=model_file, model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads,
-            gpu_layers=gpu_layers, image_min_tokens=image_min_tokens,
-            image_max_tokens=image_max_tokens, no_grammar=no_grammar, server=server,
-            server_model=server_model, api_key_env=api_key_env, assume_yes=yes),
+        model=model_options(model_flags, answers=model_file, assume_yes=yes),
         safety=safety, confirm=confirm, runs_dir=runs_dir(runs), browser_path=browser_path,
         headless=headless, assume_yes=yes)
     serve(config, http=http, port=port)

@@ -7,13 +7,8 @@ from typing import Annotated
 import typer
 
 from venusctl.cli.common import RunsDirOpt, runs_dir
-from venusctl.cli.safety_options import (
-    AllowAppOpt,
-    AllowCategoryOpt,
-    AllowDomainOpt,
-    PolicyOpt,
-    safety_options,
-)
+from venusctl.cli.options import Given, flags
+from venusctl.cli.safety_options import SAFETY, safety_options
 from venusctl.safety.sanitize import json_text, shown
 
 policy_app = typer.Typer(help="Show the safety policy, or try it on a recorded run.",
@@ -25,11 +20,9 @@ def register(app: typer.Typer) -> None:
 
 
 @policy_app.command("show")
+@flags(safety_flags=SAFETY)
 def show_command(
-    policy: PolicyOpt = None,
-    allow_domain: AllowDomainOpt = None,
-    allow_app: AllowAppOpt = None,
-    allow_category: AllowCategoryOpt = None,
+    safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     yaml_out: Annotated[bool, typer.Option("--yaml", help="The effective policy as one YAML "
                                                           "file you can edit and load.")] = False,
     keywords: Annotated[bool, typer.Option(help="List every keyword.")] = False,
@@ -41,7 +34,7 @@ def show_command(
     from venusctl.safety.setup import approved_categories, resolve_policy
     from venusctl.safety.show import policy_text, policy_yaml
 
-    options = safety_options(policy, allow_domain, allow_app, allow_category)
+    options = safety_options(safety_flags)
     effective = resolve_policy(options)
     approved = approved_categories(effective, options)
     text = policy_yaml(effective) if yaml_out else policy_text(effective, approved, keywords)
@@ -50,11 +43,10 @@ def show_command(
 
 
 @policy_app.command("check")
+@flags(safety_flags=SAFETY.but("allow_categories"))
 def check_command(
     run: Annotated[str, typer.Argument(help="Run id, id prefix, folder, or 'last'.")],
-    policy: PolicyOpt = None,
-    allow_domain: AllowDomainOpt = None,
-    allow_app: AllowAppOpt = None,
+    safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     runs: RunsDirOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per step.")] = False,
 ) -> int:
@@ -68,7 +60,7 @@ def check_command(
     from venusctl.safety.show import recheck_text
 
     stored = resolve_run(run, runs_dir(runs))
-    effective = resolve_policy(safety_options(policy, allow_domain, allow_app))
+    effective = resolve_policy(safety_options(safety_flags))
     results = recheck(stored, effective)
     if json_out:
         for item in results:

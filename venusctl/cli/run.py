@@ -27,29 +27,9 @@ from venusctl.cli.common import (
     runs_dir,
     setup_logging,
 )
-from venusctl.cli.model_options import (
-    ApiKeyEnvOpt,
-    GpuLayersOpt,
-    ImageMaxOpt,
-    ImageMinOpt,
-    InterfaceOpt,
-    MmprojOpt,
-    ModelOpt,
-    NCtxOpt,
-    NoGrammarOpt,
-    PromptsOpt,
-    ServerModelOpt,
-    ServerOpt,
-    ThreadsOpt,
-    model_options,
-)
-from venusctl.cli.safety_options import (
-    AllowAppOpt,
-    AllowCategoryOpt,
-    AllowDomainOpt,
-    PolicyOpt,
-    safety_options,
-)
+from venusctl.cli.model_options import MODEL, model_options
+from venusctl.cli.options import Given, flags
+from venusctl.cli.safety_options import SAFETY, safety_options
 from venusctl.safety.sanitize import shown, shown_line
 
 if TYPE_CHECKING:
@@ -77,6 +57,7 @@ def register(app: typer.Typer) -> None:
     app.command("replay")(replay)
 
 
+@flags(model_flags=MODEL, safety_flags=SAFETY)
 def do(
     task: Annotated[str, typer.Argument(help="What the agent should do, in plain words.")],
     driver: DriverOpt = None,
@@ -85,17 +66,7 @@ def do(
         typer.Option(help="Play back answers from this file (JSON lines or blank-line "
                           "separated) instead of running a model."),
     ] = None,
-    model: ModelOpt = None,
-    mmproj: MmprojOpt = None,
-    n_ctx: NCtxOpt = None,
-    threads: ThreadsOpt = None,
-    gpu_layers: GpuLayersOpt = None,
-    image_min_tokens: ImageMinOpt = None,
-    image_max_tokens: ImageMaxOpt = None,
-    no_grammar: NoGrammarOpt = False,
-    server: ServerOpt = None,
-    server_model: ServerModelOpt = None,
-    api_key_env: ApiKeyEnvOpt = None,
+    model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     url: UrlOpt = None,
     headless: HeadlessOpt = True,
     viewport: ViewportOpt = None,
@@ -106,8 +77,6 @@ def do(
     device: DeviceOpt = None,
     monitor: MonitorOpt = None,
     session: SessionOpt = None,
-    interface: InterfaceOpt = None,
-    prompts: PromptsOpt = None,
     max_steps: Annotated[int, typer.Option(min=1, help="Step budget.")] = 30,
     timeout: Annotated[
         Optional[float], typer.Option(min=0, help="Stop after this many seconds.")  # noqa: UP045
@@ -133,10 +102,7 @@ def do(
     ] = None,
     confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
-    policy: PolicyOpt = None,
-    allow_domain: AllowDomainOpt = None,
-    allow_app: AllowAppOpt = None,
-    allow_category: AllowCategoryOpt = None,
+    safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     dry_run: DryRunOpt = False,
     cache: CacheOpt = None,
     runs: RunsDirOpt = None,
@@ -160,12 +126,7 @@ def do(
         driver=driver_options(driver, url, headless, viewport, browser_path, profile,
                               image_format, device, monitor, session=session,
                               upload_dir=upload_dir),
-        model=model_options(
-            answers=model_file, model=model, mmproj=mmproj, n_ctx=n_ctx, threads=threads,
-            gpu_layers=gpu_layers, image_min_tokens=image_min_tokens,
-            image_max_tokens=image_max_tokens, no_grammar=no_grammar, server=server,
-            server_model=server_model, api_key_env=api_key_env, assume_yes=yes,
-            interface=interface, prompts=prompts),
+        model=model_options(model_flags, answers=model_file, assume_yes=yes),
         settings=AgentSettings(
             max_steps=max_steps, timeout_s=timeout, parse_retries=parse_retries,
             history_images=history_images, settle_cap_s=settle_cap,
@@ -173,7 +134,7 @@ def do(
         ),
         confirm=confirm, assume_yes=yes, prompt_file=prompt, runs_dir=runs_dir(runs),
         output="json" if json_out else ("quiet" if quiet else "normal"), dry_run=dry_run,
-        safety=safety_options(policy, allow_domain, allow_app, allow_category),
+        safety=safety_options(safety_flags),
         cache=resolve_cache(cache),
     )
     if tui:
@@ -277,6 +238,7 @@ def screenshot(
     return 0
 
 
+@flags(safety_flags=SAFETY)
 def replay(
     run: Annotated[str, typer.Argument(help="Run id, id prefix, folder, or 'last'.")],
     driver: DriverOpt = None,
@@ -290,10 +252,7 @@ def replay(
     monitor: MonitorOpt = None,
     confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
-    policy: PolicyOpt = None,
-    allow_domain: AllowDomainOpt = None,
-    allow_app: AllowAppOpt = None,
-    allow_category: AllowCategoryOpt = None,
+    safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     dry_run: DryRunOpt = False,
     runs: RunsDirOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
@@ -312,7 +271,7 @@ def replay(
                              image_format, device, monitor)
     request, model, confirmer = replay_request(
         run, folder, options, confirm, yes, dry_run, "json" if json_out else "normal",
-        safety_options(policy, allow_domain, allow_app, allow_category))
+        safety_options(safety_flags))
     outcome = run_task(request, model=model, confirmer=confirmer)
     if not json_out:
         print(f"{outcome.status}: {shown(outcome.message, newlines=True)}" if outcome.message

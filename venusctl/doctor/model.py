@@ -43,14 +43,16 @@ def check_model_files(load: bool = False, config: Any = None) -> tuple[list[Chec
         return [Check("model: settings", Status.FAIL, str(exc),
                       "fix the [model]/[server] tables of the config file or the "
                       "VENUSCTL_* variables")], None
+    settings = _settings_check(config)
     if kind == "server":
-        return [check_server(str(config.server))], None
+        return [*settings, check_server(str(config.server))], None
     found = find_local(config)
     if isinstance(found, Check):
-        return [found], None
+        return [*settings, found], None
     model_path, mmproj_path = found
     size = model_path.stat().st_size + mmproj_path.stat().st_size
     checks = [
+        *settings,
         Check("model: files", Status.OK,
               f"{model_path} + {mmproj_path.name} ({_size(size)})"),
         check_headers(model_path, mmproj_path),
@@ -58,6 +60,15 @@ def check_model_files(load: bool = False, config: Any = None) -> tuple[list[Chec
     if load and checks[-1].status is not Status.FAIL:
         checks.append(check_load(model_path, mmproj_path, getattr(config, "gpu_layers", None)))
     return checks, size
+
+
+def _settings_check(config: Any) -> list[Check]:
+    """The model settings that are not defaults, and the place each came from (the
+    environment or the config file), so a surprising value can be traced."""
+    from venusctl.model.settings import described
+
+    text = described(config) if hasattr(config, "given") else ""
+    return [Check("model: settings", Status.OK, text)] if text else []
 
 
 def find_local(config: Any) -> tuple[Path, Path] | Check:

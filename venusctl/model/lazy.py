@@ -8,6 +8,7 @@ waits until the first question the cache cannot answer.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -75,6 +76,8 @@ def open_deferred(flags: Mapping[str, Any], surface: Surface, assume_yes: bool =
     from venusctl.model import select
 
     config = select.resolve(flags)
+    logging.getLogger(select.__name__).debug("model settings: %s",
+                                             select.described(config) or "all defaults")
     profile = profile or profile_for(surface.value, select.interface_choice(flags)[0])
     if select.backend(config) == "server":
         return select.open_server(config, surface, profile)

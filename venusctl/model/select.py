@@ -37,7 +37,14 @@ from venusctl.model.files.hub import (
     quant_of,
     remote_selection,
 )
-from venusctl.model.settings import API_KEY_ENV, KEYRING_SERVICE, ModelConfig, resolve
+from venusctl.model.settings import (
+    API_KEY_ENV,
+    KEYRING_SERVICE,
+    ModelConfig,
+    described,
+    resolve,
+    where,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +66,7 @@ def open_model(
     profile in the interface mode `interface_choice` picks for these settings).
     """
     config = resolve(flags)
+    log.debug("model settings: %s", described(config) or "all defaults")
     profile = profile or profile_for(surface.value, interface_choice(flags)[0])
     if backend(config) == "server":
         return open_server(config, surface, profile)
@@ -104,19 +112,6 @@ def backend(config: ModelConfig) -> str:
             f"({where(config, 'server')}) are set; choose one"
         )
     return "server" if server_rank < model_rank else "local"
-
-
-def where(config: ModelConfig, name: str) -> str:
-    """The place a setting came from, as the person would write it."""
-    from venusctl.model.settings import BY_NAME
-
-    source = config.source(name)
-    setting = BY_NAME[name]
-    if source == "flag":
-        return "--" + name.replace("_", "-")
-    if source == "config file":
-        return f"the config file's [{setting.section}] {setting.key}"
-    return source.removeprefix("env ")
 
 
 def _rank(source: str) -> int:

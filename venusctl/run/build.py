@@ -51,35 +51,49 @@ log = logging.getLogger(__name__)
 OUTPUTS = ("normal", "json", "quiet")
 
 
-@dataclass
 class ModelOptions:
-    """Which model answers, as given on the command line (None: not given).
+    """Which model answers, as given on the command line or by a program (None: not given).
 
-    `answers` selects the scripted model; everything else is resolved with the
-    environment and the config file by `venusctl.model.settings` (flags > env > file >
-    default). `assume_yes` agrees to download the default model on first use.
+    The keywords are the model settings (`venusctl.model.settings.ModelSettings`:
+    `model`, `server`, `image_max_tokens`, ...); each is resolved with the environment
+    and the config file (flags > env > file > default). `answers` selects the scripted
+    model; `assume_yes` agrees to download the default model on first use.
     """
 
-    answers: Path | None = None
-    model: str | None = None
-    mmproj: Path | None = None
-    n_ctx: int | None = None
-    threads: int | None = None
-    gpu_layers: int | None = None
-    image_min_tokens: int | None = None
-    image_max_tokens: int | None = None
-    grammar: bool | None = None
-    interface: str | None = None
-    prompts: str | None = None
-    server: str | None = None
-    server_model: str | None = None
-    api_key_env: str | None = None
-    assume_yes: bool = False
+    def __init__(self, answers: Path | None = None, assume_yes: bool = False,
+                 **given: Any) -> None:
+        from venusctl.model.settings import ModelSettings
+
+        unknown = sorted(set(given) - set(ModelSettings.model_fields))
+        if unknown:
+            raise TypeError(f"ModelOptions has no setting {', '.join(unknown)}")
+        self.answers = answers
+        self.assume_yes = assume_yes
+        self.given = {name: value for name, value in given.items() if value is not None}
+
+    def __getattr__(self, name: str) -> Any:
+        from venusctl.model.settings import ModelSettings
+
+        if name.startswith("_") or name not in ModelSettings.model_fields:
+            raise AttributeError(name)
+        return self.__dict__.get("given", {}).get(name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ModelOptions) and vars(self) == vars(other)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.given.items())
+        return f"ModelOptions(answers={self.answers!r}, {shown})"
 
     def flags(self) -> dict[str, Any]:
-        """The settings given as flags, by name (what `config.resolve` takes)."""
-        skip = {"answers", "assume_yes"}
-        return {k: v for k, v in vars(self).items() if k not in skip and v is not None}
+        """The settings given, by name (what `venusctl.model.settings.resolve` takes)."""
+        return dict(self.given)
+
+    def replace(self, **changes: Any) -> ModelOptions:
+        """A copy with some settings changed (None: no longer given)."""
+        answers = changes.pop("answers", self.answers)
+        assume_yes = changes.pop("assume_yes", self.assume_yes)
+        return ModelOptions(answers, assume_yes, **{**self.given, **changes})
 
 
 @dataclass

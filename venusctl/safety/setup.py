@@ -14,7 +14,6 @@ No flag turns a deny into anything else.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -23,6 +22,7 @@ from typing import Any
 
 from venusctl.core.actions import Surface, is_terminal
 from venusctl.core.errors import UsageError
+from venusctl.core.options import declare, settings_of
 from venusctl.drivers.base import Driver
 from venusctl.drivers.capabilities import Capability, able
 from venusctl.interface.messages import NO_PASSWORD, NO_SECRETS
@@ -38,56 +38,56 @@ from venusctl.safety.secrets import DESKTOP_PASSWORD, SecretStore, placeholder
 log = logging.getLogger(__name__)
 
 CONFIRM_MODES = ("policy", "all", "never")
-CONFIG_KEYS = ("policy", "allow_domains", "allow_apps", "allow_categories")
 PASSWORD_HINTS = ("sudo", "root", "admin", "password", "install", "apt", "system", "密码",
                   "安装", "管理员")
 
 
 @dataclass
 class SafetyOptions:
-    """The safety flags of one run (None or empty: not given)."""
+    """The safety settings of one run (None or empty: not given), each declared once for
+    the command line, the config file's `[safety]` table and task files."""
 
-    policy: str | None = None
-    allow_domains: tuple[str, ...] = ()
-    allow_apps: tuple[str, ...] = ()
-    allow_categories: tuple[str, ...] = ()
+    policy: str | None = field(default=None, metadata=declare(
+        flag="--policy", metavar="NAME|FILE", file="safety.policy", task="policy",
+        help="Safety policy: 'default', 'strict' or a YAML file (default: [safety] policy "
+             "in the config file, else 'default')."))
+    allow_domains: tuple[str, ...] = field(default=(), metadata=declare(
+        flag="--allow-domain", metavar="DOMAIN", repeat=True, file="safety.allow_domains",
+        task="allow_domains",
+        help="Allowed web domain (repeatable); going outside the allowed ones needs "
+             "confirmation."))
+    allow_apps: tuple[str, ...] = field(default=(), metadata=declare(
+        flag="--allow-app", metavar="APP", repeat=True, file="safety.allow_apps",
+        task="allow_apps",
+        help="Allowed app, package or window class (repeatable); going outside them needs "
+             "confirmation."))
+    allow_categories: tuple[str, ...] = field(default=(), metadata=declare(
+        flag="--allow-category", metavar="CATEGORY", repeat=True,
+        file="safety.allow_categories", task="allow_categories",
+        help="Confirm this category in advance (repeatable), e.g. payment; denials cannot "
+             "be approved."))
     config: Mapping[str, Any] | None = field(default=None, repr=False)
+
+
+CONFIG_KEYS = tuple(spec.key for _, _, spec in settings_of(SafetyOptions) if spec.file)
 
 
 # ------------------------------------------------------------------ config file
 
 
 def config_file() -> Path:
-    """The config file shared with the model settings (`venusctl.model.settings`)."""
-    try:
-        from venusctl.model.settings import config_path
-    except ImportError:  # model settings not installed: same place, same rules
-        import platformdirs
+    """The config file shared with the model settings (`venusctl.core.config_file`)."""
+    from venusctl.core.config_file import config_path
 
-        env = os.environ.get("VENUSCTL_CONFIG")
-        return Path(env).expanduser() if env else (
-            platformdirs.user_config_path("venusctl") / "config.toml")
     return config_path()
 
 
 def read_safety_config(path: Path | None = None) -> dict[str, Any]:
     """The `[safety]` table of the config file (empty when there is none)."""
-    import tomllib
+    from venusctl.core.config_file import read_table, relative_to_file
 
     path = path or config_file()
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"cannot read config file {path}: {exc}") from None
-    table = raw.get("safety", {})
-    if not isinstance(table, dict):
-        raise UsageError(f"config file {path}: 'safety' must be a table ([safety])")
-    unknown = set(table) - set(CONFIG_KEYS)
-    if unknown:
-        raise UsageError(f"config file {path}: [safety] has no setting "
-                         f"{', '.join(sorted(unknown))} (known: {', '.join(CONFIG_KEYS)})")
+    table = read_table(path, "safety", CONFIG_KEYS)
     for key in CONFIG_KEYS[1:]:
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -95,7 +95,7 @@ def read_safety_config(path: Path | None = None) -> dict[str, Any]:
     if "policy" in table and not isinstance(table["policy"], str):
         raise UsageError(f"config file {path}: [safety] policy must be a name or a path")
     if table.get("policy") and table["policy"] not in ("default", "strict"):
-        table["policy"] = str((path.parent / Path(table["policy"]).expanduser()).resolve())
+        table["policy"] = relative_to_file(path, table["policy"])
     return table
 
 
