@@ -89,7 +89,7 @@ def test_the_command_line_loads_llama_cpp_before_numpy(tiny_model: ModelFiles, t
 
 def test_the_process_knows_its_own_order(tmp_path: Path):
     """What doctor reports: numpy imported before venusctl is seen, not hidden."""
-    script = ("import numpy, venusctl.model\nfrom venusctl.model import libraries as l\n"
+    script = ("import numpy, venusctl.model\nfrom venusctl.model.llama import libraries as l\n"
               "print(l.numpy_was_first, l.ggml_before_numpy())")
     late = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120, check=True)
