@@ -82,7 +82,7 @@ def choose_driver(options: DriverOptions) -> str:
     session (`options.session`) fills in its driver and settings the same way.
     """
     if options.session:
-        from venusctl.sessions.manage import apply_session
+        from venusctl.drivers.sessions.manage import apply_session
 
         apply_session(options)
     if options.driver:
@@ -111,7 +111,7 @@ def open_driver(options: DriverOptions) -> Driver:
 
         web = web_options(options)
         if options.session:
-            from venusctl.sessions.manage import open_session_browser
+            from venusctl.drivers.sessions.manage import open_session_browser
 
             return open_session_browser(options.session, lambda: WebDriver(web))
         return WebDriver(web)

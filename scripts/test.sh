@@ -47,4 +47,5 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 
 .venv/bin/ruff check .
 .venv/bin/vulture  # unused code (settings and false positives: pyproject.toml, scripts/vulture_whitelist.py)
+scripts/check_layers.sh  # the import-linter contracts of pyproject.toml
 .venv/bin/python -m pytest "$@"

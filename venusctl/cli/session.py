@@ -52,7 +52,7 @@ def start(
 
     Example: venusctl session start --driver web --url http://127.0.0.1:8000/ --name todo
     """
-    from venusctl.sessions.manage import start as start_session
+    from venusctl.drivers.sessions.manage import start as start_session
 
     setup_logging(verbose)
     options = driver_options(driver, url, headless, viewport, browser_path, None,
@@ -70,7 +70,7 @@ def list_sessions(
 
     Example: venusctl session list
     """
-    from venusctl.sessions.manage import as_json, describe, listing
+    from venusctl.drivers.sessions.manage import as_json, describe, listing
 
     rows = listing()
     if json_out:
@@ -90,8 +90,8 @@ def stop(
     Example: venusctl session stop todo
     """
     from venusctl.core.errors import UsageError
-    from venusctl.sessions import store
-    from venusctl.sessions.manage import stop as stop_session
+    from venusctl.drivers.sessions import store
+    from venusctl.drivers.sessions.manage import stop as stop_session
 
     if all_sessions == (name is not None):
         raise UsageError("name one session to stop, or pass --all")

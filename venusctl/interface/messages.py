@@ -30,10 +30,7 @@ from venusctl.core.actions import Surface
 from venusctl.core.errors import UsageError
 from venusctl.interface.profile import InterfaceProfile, authors_profile
 from venusctl.model.base import ImagePart, Message, Part, TextPart
-
-NO_PASSWORD = "No password for this machine is known; use CallUser if one is asked for."
-NO_SECRETS = ("No stored passwords or codes are available; if one is needed, ask the person "
-              "with CallUser.")
+from venusctl.safety.secrets import NO_PASSWORD, NO_SECRETS
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,11 @@ from typing import Any
 
 from venusctl.core.errors import UsageError
 
+# what the model is told when a run has no password or stored secret to offer it
+NO_PASSWORD = "No password for this machine is known; use CallUser if one is asked for."
+NO_SECRETS = ("No stored passwords or codes are available; if one is needed, ask the person "
+              "with CallUser.")
+
 SERVICE = "venusctl"
 INDEX_ENTRY = "__venusctl_secret_names__"
 DESKTOP_PASSWORD = "desktop_password"

@@ -25,7 +25,6 @@ from venusctl.core.errors import UsageError
 from venusctl.core.options import declare, settings_of
 from venusctl.drivers.base import Driver
 from venusctl.drivers.capabilities import Capability, able
-from venusctl.interface.messages import NO_PASSWORD, NO_SECRETS
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Decision, Guard, GuardRequest, Verdict, changes_state
 from venusctl.safety.policy import Policy, load_policy
@@ -33,7 +32,13 @@ from venusctl.safety.policy_guard import PolicyGuard
 from venusctl.safety.redact import Redactor, install_log_filter, remove_log_filter
 from venusctl.safety.requests import RequestGate, RequestRules, StepApprovals
 from venusctl.safety.secret_driver import SecretDriver
-from venusctl.safety.secrets import DESKTOP_PASSWORD, SecretStore, placeholder
+from venusctl.safety.secrets import (
+    DESKTOP_PASSWORD,
+    NO_PASSWORD,
+    NO_SECRETS,
+    SecretStore,
+    placeholder,
+)
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ def our_processes(sessions: Path) -> list[str]:
             state = (entry / "stat").read_text().split(") ")[-1][:1]
         except OSError:
             continue
-        if state != "Z" and (str(sessions) in args or ("venusctl.sessions.daemon" in args
+        if state != "Z" and (str(sessions) in args or ("venusctl.drivers.sessions.daemon" in args
                              and _env_has(entry, str(sessions)))):
             found.append(args[:200])
     return found

@@ -1,4 +1,6 @@
-"""The background process that keeps a session's browser: `python -m venusctl.sessions.daemon NAME`.
+"""The background process that keeps a session's browser.
+
+Run as `python -m venusctl.drivers.sessions.daemon NAME`.
 
 Started by `venusctl session start`, in its own process group, with the record
 already claimed (state "starting", settings filled in). It launches Chromium on a
@@ -28,10 +30,10 @@ from typing import Any
 from websockets.asyncio.server import serve
 
 from venusctl.core.errors import ExitCode
-from venusctl.sessions import browser, store
-from venusctl.sessions.cdp_proxy import BrowserGone, CdpProxy
+from venusctl.drivers.sessions import browser, store
+from venusctl.drivers.sessions.cdp_proxy import BrowserGone, CdpProxy
 
-log = logging.getLogger("venusctl.sessions.daemon")
+log = logging.getLogger("venusctl.drivers.sessions.daemon")
 
 STOP_GRACE_S = 5.0
 
@@ -186,7 +188,7 @@ def _fail(code: ExitCode, message: str) -> int:
 def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     if len(argv) != 1:
-        return _fail(ExitCode.USAGE, "usage: python -m venusctl.sessions.daemon NAME")
+        return _fail(ExitCode.USAGE, "usage: python -m venusctl.drivers.sessions.daemon NAME")
     record = store.load(argv[0])
     if record is None or record.state != store.STARTING:
         return _fail(ExitCode.USAGE, f"no session '{argv[0]}' is waiting to start")

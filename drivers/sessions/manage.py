@@ -25,12 +25,12 @@ from typing import Any
 from venusctl.core.errors import DeviceError, ExitCode, UsageError, VenusError
 from venusctl.drivers.base import Driver
 from venusctl.drivers.factory import DriverOptions, surface_of
-from venusctl.sessions import store
-from venusctl.sessions.store import DEAD, RUNNING, SETTINGS, STARTING, SessionRecord
+from venusctl.drivers.sessions import store
+from venusctl.drivers.sessions.store import DEAD, RUNNING, SETTINGS, STARTING, SessionRecord
 
 START_TIMEOUT_S = 90.0
 STOP_TIMEOUT_S = 15.0
-DAEMON = "venusctl.sessions.daemon"
+DAEMON = "venusctl.drivers.sessions.daemon"
 
 
 # ------------------------------------------------------------------ starting
