@@ -1,4 +1,5 @@
 """Kept sessions: a surface that outlives one command (`venusctl session start`).
+Opening and keeping a surface between commands; what a run does with it lives above.
 
 A web session is a Chromium run by a small background process (`daemon.py`) that
 offers it only on 127.0.0.1, behind a random token, as a DevTools endpoint

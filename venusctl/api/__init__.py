@@ -1,4 +1,5 @@
 """venusctl for programs: runs as event streams, single actions, screenshots, grounding.
+A thin layer over run/ (like cli/, which it must not import); no logic of its own.
 
     from pathlib import Path
     from venusctl import Agent, DriverOptions, ModelOptions, Reply, StepFinished

@@ -1,4 +1,5 @@
 """The trajectory cache: a task done once runs again at device speed.
+It wraps a run's driver and model from outside; the loop knows nothing of it.
 
 A run that succeeds stores its trajectory (per step: the screen's perceptual
 fingerprint, the element at the target, the answer and action in grid coordinates,

@@ -1,4 +1,5 @@
 """The `venusctl` command line: parse flags, build objects, call one function.
+No behaviour lives here that a program could not reach through run/ or api/.
 
 Each command group lives in its own module; this one assembles them and turns
 typed errors into one line on stderr and a documented exit code.

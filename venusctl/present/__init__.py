@@ -1,3 +1,3 @@
-"""Turning records and screens into pictures and pages: marks on screenshots, terminal
-half-block pictures, the HTML report, the timeline. Reads records, never writes them.
+"""Turning records into pages and pictures: terminal half-block pictures, the HTML report,
+the timeline. Reads records, never writes them; marks on screenshots live in core.
 """

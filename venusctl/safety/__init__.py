@@ -1,4 +1,5 @@
 """Safety: the guard every action passes, the people it asks, and the secrets it keeps.
+It judges what drivers report and never imports the model or the loop above it.
 
   guard.py          the seam: `Guard.check(GuardRequest) -> Verdict` (allow/confirm/deny)
   targets.py        asking the driver about every point, the focus and the pointer

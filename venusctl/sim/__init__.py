@@ -1,4 +1,5 @@
 """Simulated environments to try venusctl on without a device or an account.
+Real local apps (web, Tk on Xvfb, an adb phone) for people and tests; no agent logic.
 
 Three local apps, each an `Environment`: built with its options, `start()`ed (returns
 itself) and `stop()`ped (nothing left running), or used in a `with` block.
