@@ -174,7 +174,8 @@ def _run(spec: TaskSpec, shared: Shared, driver: Driver, model: Any, capture: _R
     if spec.settle_cap_s is not None:
         settings.settle_cap_s = spec.settle_cap_s
     request = RunRequest(
-        task=spec.task, driver=slot.options_for(spec), settings=settings,
+        task=spec.task, driver=slot.options_for(spec), model=shared.models.options,
+        settings=settings,
         confirm=spec.confirm, assume_yes=shared.assume_yes, runs_dir=shared.runs_dir,
         output="quiet",
         safety=spec.safety(),
