@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Annotated, Any, NamedTuple, Optional, Union, get_args, get_origin
+from typing import Annotated, Any, NamedTuple, Optional
 
 import typer
 
-from venusctl.core.options import Declared, default_of, settings_of
+from venusctl.core.options import Declared, default_of, settings_of, value_type
 
 Given = dict[str, Any]
 """The settings of one group given on the command line, by name."""
@@ -58,7 +57,7 @@ class Group:
                 continue
             if self.only is not None and name not in self.only:
                 continue
-            kind = str if spec.read else _value_type(annotation)
+            kind = str if spec.read else value_type(annotation)
             default = defaults.get(name, default_of(self.settings, name))
             if name in helps:
                 spec = replace(spec, help=helps[name])
@@ -156,16 +155,3 @@ def _parameter(flag: Flag) -> inspect.Parameter:
 def _fits(default: Any, kind: type) -> bool:
     """Whether the flag could be given this default (an int fits a float flag)."""
     return isinstance(default, kind) or (kind is float and type(default) is int)
-
-
-def _value_type(annotation: Any) -> type:
-    """The plain type a flag parses (`str`, `int`, `Path`, ...) from a field's annotation."""
-    while get_origin(annotation) is Annotated:
-        annotation = get_args(annotation)[0]
-    if get_origin(annotation) in (Union, types.UnionType):
-        annotation = next(a for a in get_args(annotation) if a is not type(None))
-        return _value_type(annotation)
-    if get_origin(annotation) in (tuple, list):
-        return _value_type(get_args(annotation)[0])
-    return annotation if isinstance(annotation, type) else str
-

@@ -10,6 +10,7 @@ keeping lists of their own, so a new setting is one field.
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -84,6 +85,19 @@ def default_of(group: type, name: str) -> Any:
         return None if default is dataclasses.MISSING else default
     default = group.model_fields[name].default
     return None if default is PydanticUndefined else default
+
+
+def value_type(annotation: Any) -> type:
+    """The plain type one value of a field takes (`str`, `int`, `Path`, ...), from its
+    annotation: what a flag parses and a task file must hold."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+        return value_type(annotation)
+    if typing.get_origin(annotation) in (tuple, list):
+        return value_type(typing.get_args(annotation)[0])
+    return annotation if isinstance(annotation, type) else str
 
 
 _ADAPTERS: dict[tuple[type[BaseModel], str], TypeAdapter[Any]] = {}
