@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from venusctl.core.actions import Surface
 from venusctl.core.errors import UsageError
 from venusctl.core.grid import ScreenSize
+from venusctl.core.options import declare
 from venusctl.drivers.base import Driver
 from venusctl.interface.profile import authors_profile
 
@@ -26,34 +27,6 @@ if TYPE_CHECKING:
 DRIVERS = {"web": Surface.BROWSER, "desktop": Surface.DESKTOP, "android": Surface.MOBILE}
 
 
-@dataclass
-class DriverOptions:
-    """Every driver setting the command line can give; each driver reads its own."""
-
-    driver: str | None = None
-    url: str | None = None
-    headless: bool = True
-    viewport: ScreenSize = field(default_factory=lambda: ScreenSize(*BROWSER.viewport or ()))
-    browser_path: str | None = None
-    profile: Path | None = None
-    image_format: str | None = None  # None: the surface's interface profile (png)
-    device: str | None = None
-    monitor: int | None = None
-    browser_server: str | None = None  # web: a Playwright browser server (ws://…) to connect to
-    cdp_url: str | None = None  # web: a Chromium DevTools endpoint (http://host:9222) instead
-    adb_server: str | None = None  # android: HOST:PORT of the adb server (default: adb's own)
-    session: str | None = None  # a kept session by name (`venusctl session start`)
-    keep_page: bool = False  # web: work in the remote browser's open page (kept sessions)
-    upload_dir: Path | None = None  # web: the only folder Upload(file=…) may take files from
-
-    def format_for(self, surface: Surface) -> str:
-        """The screenshot format: the flag, else the surface's profile (png, lossless)."""
-        chosen = (self.image_format or authors_profile(surface.value).image_format).lower()
-        if chosen not in ("jpeg", "png"):
-            raise UsageError("--image-format must be jpeg or png")
-        return chosen
-
-
 def parse_viewport(text: str) -> ScreenSize:
     """`1280x800` as a size, with a one-line error for anything else."""
     try:
@@ -63,6 +36,63 @@ def parse_viewport(text: str) -> ScreenSize:
     if not (200 <= width <= 7680 and 200 <= height <= 4320):
         raise UsageError(f"--viewport {text} is out of range (200x200 to 7680x4320)")
     return ScreenSize(width, height)
+
+
+@dataclass
+class DriverOptions:
+    """Every driver setting, each declared once (flag, help, task-file key); each driver
+    reads its own. The settings without a flag come from a batch's pool or a kept session."""
+
+    driver: str | None = field(default=None, metadata=declare(
+        flag="--driver", short="-d", task="driver",
+        help="Surface to operate: web, desktop or android."))
+    url: str | None = field(default=None, metadata=declare(
+        flag="--url", task="url", help="web: page to open first."))
+    headless: bool = field(default=True, metadata=declare(
+        flag="--headless/--headed", help="web: hide or show the browser window."))
+    viewport: ScreenSize = field(
+        default_factory=lambda: ScreenSize(*BROWSER.viewport or ()), metadata=declare(
+            flag="--viewport", task="viewport", read=parse_viewport,
+            help="web: viewport size in CSS pixels, WxH (default: 1024x768, the authors' "
+                 "browser viewport)."))
+    browser_path: str | None = field(default=None, metadata=declare(
+        flag="--browser-path",
+        help="web: Chromium/Chrome executable (default: Playwright's, else PATH)."))
+    profile: Path | None = field(default=None, metadata=declare(
+        flag="--profile",
+        help="web: persistent browser profile folder, so logins survive runs."))
+    image_format: str | None = field(default=None, metadata=declare(  # None: the profile's
+        flag="--image-format", read=str.lower,
+        help="web, android, desktop: screenshot format, png (default: lossless, as the model "
+             "was trained) or jpeg."))
+    upload_dir: Path | None = field(default=None, metadata=declare(
+        flag="--upload-dir",
+        help="web: the folder the model may upload files from (Upload(file=…)); without it "
+             "every upload is refused."))
+    device: str | None = field(default=None, metadata=declare(
+        flag="--device", task="device", help="android: serial of the phone (else ANDROID_SERIAL)."))
+    monitor: int | None = field(default=None, metadata=declare(
+        flag="--monitor", help="desktop: monitor number (default: the primary)."))
+    session: str | None = field(default=None, metadata=declare(
+        flag="--session",
+        help="Work in a kept session (`venusctl session start`): its browser page, phone or "
+             "monitor, as it was left."))
+    browser_server: str | None = field(default=None, metadata=declare(
+        help="web: a Playwright browser server (ws://…) to connect to (a batch's "
+             "--browser-server)."))
+    cdp_url: str | None = field(default=None, metadata=declare(
+        help="web: a Chromium DevTools endpoint (http://host:9222) instead (a batch's --cdp)."))
+    adb_server: str | None = field(default=None, metadata=declare(
+        help="android: HOST:PORT of the adb server (default: adb's own; a batch's --phone)."))
+    keep_page: bool = field(default=False, metadata=declare(
+        help="web: work in the remote browser's open page (kept sessions)."))
+
+    def format_for(self, surface: Surface) -> str:
+        """The screenshot format: the flag, else the surface's profile (png, lossless)."""
+        chosen = (self.image_format or authors_profile(surface.value).image_format).lower()
+        if chosen not in ("jpeg", "png"):
+            raise UsageError("--image-format must be jpeg or png")
+        return chosen
 
 
 def surface_of(driver: str) -> Surface:

@@ -63,13 +63,9 @@ class Slot:
             wanted.server is None or wanted.server == self.server)
 
     def options_for(self, task: TaskSpec) -> DriverOptions:
-        """This slot's settings with the task's start page and viewport."""
-        from venusctl.drivers.factory import parse_viewport
-
-        options = replace(self.options, url=task.url if self.driver == "web" else None)
-        if task.viewport:
-            options = replace(options, viewport=parse_viewport(task.viewport))
-        return options
+        """This slot's settings with the task's start page and its own (viewport, ...)."""
+        return task.driver_options(
+            replace(self.options, url=task.url if self.driver == "web" else None))
 
 
 @dataclass

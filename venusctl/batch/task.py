@@ -35,7 +35,6 @@ from venusctl.core.errors import DeviceError, ExitCode, VenusError
 from venusctl.drivers.base import Driver
 from venusctl.drivers.factory import surface_of
 from venusctl.drivers.wrappers import LentDriver
-from venusctl.loop.agent import AgentSettings
 from venusctl.loop.events import RunObserver, StepGate
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 from venusctl.safety.confirm import NonInteractiveConfirmer
@@ -169,12 +168,9 @@ def _run(spec: TaskSpec, shared: Shared, driver: Driver, model: Any, capture: _R
          number: int, slot: Slot, cache: CacheRun | None) -> Outcome:
     from venusctl.run.build import RunRequest, run_task
 
-    settings = AgentSettings(max_steps=spec.max_steps, timeout_s=spec.timeout_s,
-                             temperature=spec.temperature, max_tokens=spec.max_tokens)
-    if spec.settle_cap_s is not None:
-        settings.settle_cap_s = spec.settle_cap_s
     request = RunRequest(
-        task=spec.task, driver=slot.options_for(spec), settings=settings,
+        task=spec.task, driver=slot.options_for(spec), model=shared.models.options,
+        settings=spec.settings(),
         confirm=spec.confirm, assume_yes=shared.assume_yes, runs_dir=shared.runs_dir,
         output="quiet",
         safety=spec.safety(),

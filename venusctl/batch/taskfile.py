@@ -16,26 +16,39 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from venusctl.cache.options import CacheMode
 from venusctl.core.errors import UsageError
-from venusctl.core.options import settings_of
+from venusctl.core.options import Declared, settings_of, value_type
 from venusctl.core.text import one_line
+from venusctl.drivers.factory import DriverOptions
+from venusctl.loop.agent import AgentSettings
 from venusctl.safety.setup import SafetyOptions
 
 SURFACE_NAMES = {"web": "web", "browser": "web", "android": "android", "mobile": "android",
                  "phone": "android", "desktop": "desktop"}
 CHECK_KINDS = ("url_matches", "text_present", "file_exists", "shell", "answer_matches")
 CONFIRM_MODES = ("policy", "all", "never")
-SAFETY_KEYS = {spec.task: name for name, _, spec in settings_of(SafetyOptions) if spec.task}
+
+
+def task_keys(group: type) -> dict[str, str]:
+    """The keys a task file gives a settings group, as its fields declare them (key -> field)."""
+    return {spec.task: name for name, _, spec in settings_of(group) if spec.task}
+
+
+SAFETY_KEYS = task_keys(SafetyOptions)
 """The safety settings a task may set, as `SafetyOptions` declares them (policy, allow_*)."""
+DRIVER_KEYS = task_keys(DriverOptions)
+"""The driver settings a task may set (driver, url, device, viewport); `surface` is
+another name for `driver`."""
+BUDGET_KEYS = task_keys(AgentSettings)
+"""The run's budgets a task may set (max_steps, timeout, settle_cap, temperature, ...)."""
 TASK_KEYS = {
-    "id", "task", "driver", "surface", "url", "device", "max_steps", "timeout", "confirm",
-    "setup", "check", "expect_exit", "answers", "env", "viewport", "settle_cap",
-    "temperature", "max_tokens", "cache", *SAFETY_KEYS,
+    "id", "task", "surface", "confirm", "setup", "check", "expect_exit", "answers", "env",
+    "cache", *DRIVER_KEYS, *BUDGET_KEYS, *SAFETY_KEYS,
 }
 SETUP_KEYS = {"shell", "url", "app"}
 FILE_KEYS = {"name", "description", "defaults", "tasks", "environments"}
@@ -71,10 +84,10 @@ class TaskSpec:
     task: str
     driver: str
     index: int
-    url: str | None = None
-    device: str | None = None
-    max_steps: int = 30
-    timeout_s: float | None = None
+    url: str | None = None  # also the setup's start page (VENUSCTL_START_URL)
+    device: str | None = None  # also which phone of the pool runs it
+    driver_settings: Mapping[str, Any] = field(default_factory=dict)  # viewport, as written
+    budget: Mapping[str, Any] = field(default_factory=dict)  # AgentSettings fields given
     policy: str | None = None
     allow_domains: tuple[str, ...] = ()
     allow_apps: tuple[str, ...] = ()
@@ -85,11 +98,22 @@ class TaskSpec:
     expect_exit: int = 0
     answers: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
-    viewport: str | None = None
-    settle_cap_s: float | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
     cache: CacheMode | None = None  # None: as the command line says
+
+    @property
+    def max_steps(self) -> int:
+        return int(self.budget.get("max_steps", AgentSettings.max_steps))
+
+    def settings(self) -> AgentSettings:
+        """The task's budgets as a run takes them (a fresh object: runs never share one)."""
+        return AgentSettings(**self.budget)
+
+    def driver_options(self, base: DriverOptions) -> DriverOptions:
+        """`base` with the task's own driver settings (text a field reads, read now)."""
+        declared = {name: spec for name, _, spec in settings_of(DriverOptions)}
+        return replace(base, **{
+            name: declared[name].read(value) if declared[name].read else value
+            for name, value in self.driver_settings.items()})
 
     def safety(self, config: Mapping[str, Any] | None = None) -> SafetyOptions:
         """The task's safety settings as a run takes them (`config`: the [safety] table)."""
@@ -203,20 +227,29 @@ def _task(item: dict[str, Any], number: int, path: Path, variables: Mapping[str,
         raise UsageError(f"{where}: a web task has no app to launch; use 'url'")
     checks = _checks(item.get("check"), where, variables, driver)
     answers = text.string("answers")
+    surface = _declared(text, DriverOptions, DRIVER_KEYS)
+    for special in ("driver", "url", "device"):
+        surface.pop(special, None)
     return TaskSpec(
         id=_task_id(item.get("id"), number, task, where),
         task=task.strip(), driver=driver, index=number, url=url,
-        device=text.string("device"), max_steps=text.integer("max_steps", 30, 1),
-        timeout_s=text.number("timeout"), **_safety(text),
+        device=text.string("device"), driver_settings=surface,
+        budget=_declared(text, AgentSettings, BUDGET_KEYS), **_safety(text),
         confirm=_confirm(item.get("confirm", "policy"), where),
         setup=Setup(setup.shell, None, setup.app), checks=checks,
         expect_exit=text.integer("expect_exit", 0, 0),
         answers=_relative(path, answers) if answers else None,
-        env=_env(item.get("env"), where), viewport=text.string("viewport"),
-        settle_cap_s=text.number("settle_cap"), temperature=text.number("temperature"),
-        max_tokens=text.integer("max_tokens", None, 16),
+        env=_env(item.get("env"), where),
         cache=CacheMode.parse(item["cache"], f"{where}: cache") if "cache" in item else None,
     )
+
+
+def _declared(text: _Fields, group: type, keys: Mapping[str, str]) -> dict[str, Any]:
+    """The values a task gives one settings group, each read as its field's declaration
+    says (its type, its bound); keys the task leaves out are left out."""
+    fields = {name: (annotation, spec) for name, annotation, spec in settings_of(group)}
+    values = {name: text.declared(key, *fields[name]) for key, name in keys.items()}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _safety(text: _Fields) -> dict[str, Any]:
@@ -248,6 +281,25 @@ class _Fields:
             raise UsageError(f"{self.where}: '{key}' must be a list of strings")
         return tuple(substitute(v, self.variables, f"{self.where}: {key}") for v in values)
 
+    def declared(self, key: str, annotation: Any, spec: Declared) -> Any:
+        """A value of the type a field declares: text where the field reads text."""
+        kind = str if spec.read else value_type(annotation)
+        if spec.repeat:
+            return self.strings(key) if key in self.item else None
+        if kind is bool:
+            return self.switch(key)
+        if kind is int:
+            return self.integer(key, None, int(spec.least or 0))
+        if kind is float:
+            return self.number(key, spec.least or 0)
+        return self.string(key)
+
+    def switch(self, key: str) -> bool | None:
+        value = self.item.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise UsageError(f"{self.where}: '{key}' must be true or false")
+        return value
+
     def integer(self, key: str, default: int | None, least: int) -> Any:
         value = self.item.get(key, default)
         if value is None:
@@ -256,12 +308,12 @@ class _Fields:
             raise UsageError(f"{self.where}: '{key}' must be a whole number ≥ {least}")
         return value
 
-    def number(self, key: str) -> float | None:
+    def number(self, key: str, least: float = 0) -> float | None:
         value = self.item.get(key)
         if value is None:
             return None
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-            raise UsageError(f"{self.where}: '{key}' must be a number ≥ 0")
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value < least:
+            raise UsageError(f"{self.where}: '{key}' must be a number ≥ {least:g}")
         return float(value)
 
 

@@ -10,14 +10,11 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from venusctl.cli.common import (
-    BrowserPathOpt,
+    OUTPUT,
+    WEB_POOL,
     CacheOpt,
-    HeadlessOpt,
-    ImageFormatOpt,
-    RunsDirOpt,
-    VerboseOpt,
-    ViewportOpt,
-    runs_dir,
+    driver_options,
+    output_options,
     setup_logging,
 )
 from venusctl.cli.model_options import MODEL, model_options
@@ -59,20 +56,18 @@ ServersOpt = Annotated[
 ]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Allow tasks with 'confirm: never' "
                                                          "and agree to download the model.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON result per task on stdout, "
-                                                      "then a summary object.")]
+BATCH_OUTPUT = OUTPUT.just("runs_dir", "json", "verbose").told(
+    json="One JSON result per task on stdout, then a summary object.")
 
-
-BATCH_MODEL = MODEL.but("server", "interface", "prompts")
-"""A batch's model flags: `--server` is repeatable here (ServersOpt), and the interface
-follows each task's surface and backend."""
+BATCH_MODEL = MODEL.but("server")
+"""A batch's model flags: `--server` is repeatable here (ServersOpt)."""
 
 
 def register(app: typer.Typer) -> None:
     app.command("batch")(batch_command)
 
 
-@flags(model_flags=BATCH_MODEL)
+@flags(pool_flags=WEB_POOL, model_flags=BATCH_MODEL, output_flags=BATCH_OUTPUT)
 def batch_command(
     file: Annotated[Path, typer.Argument(help="Tasks: YAML, or JSON lines (.jsonl).")],
     concurrency: ConcurrencyOpt = 1,
@@ -86,17 +81,12 @@ def batch_command(
     phone: PhoneOpt = None,
     browser_server: BrowserServerOpt = None,
     cdp: CdpOpt = None,
-    headless: HeadlessOpt = True,
-    viewport: ViewportOpt = None,
-    browser_path: BrowserPathOpt = None,
-    image_format: ImageFormatOpt = None,
+    pool_flags: Given = None,  # type: ignore[assignment]  # --headless, --viewport, ...
     model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     server: ServersOpt = None,
     yes: YesOpt = False,
     cache: CacheOpt = None,
-    runs: RunsDirOpt = None,
-    json_out: JsonOpt = False,
-    verbose: VerboseOpt = False,
+    output_flags: Given = None,  # type: ignore[assignment]  # --runs-dir, --json, -v
 ) -> int:
     """Run every task of FILE unattended; exit 0 only when every task passed its check.
 
@@ -113,33 +103,28 @@ def batch_command(
     from venusctl.batch.runner import BatchOptions, run_batch
     from venusctl.cache import resolve_cache
 
-    setup_logging(verbose)
+    output = output_options(output_flags)
+    setup_logging(output.verbose)
     options = BatchOptions(
-        file=file, runs_dir=runs_dir(runs), concurrency=concurrency, retry=retry,
+        file=file, runs_dir=output.runs, concurrency=concurrency, retry=retry,
         continue_on_error=continue_on_error, resume=resume, out=out,
-        pool=pool_options(phone, browser_server, cdp, headless, viewport, browser_path,
-                          image_format),
+        pool=pool_options(phone, browser_server, cdp, pool_flags),
         model=model_options(model_flags, assume_yes=yes),
         servers=tuple(server or ()), assume_yes=yes, cache=resolve_cache(cache),
     )
     display = BatchDisplay()
-    report = run_batch(options, display, on_result=_print_json if json_out else None)
-    finish_report(report, display, json_out)
+    report = run_batch(options, display, on_result=_print_json if output.json else None)
+    finish_report(report, display, output.json)
     return report.exit_code
 
 
 def pool_options(phone: list[str] | None, browser_server: list[str] | None,
-                 cdp: list[str] | None, headless: bool, viewport: str | None,
-                 browser_path: str | None, image_format: str | None) -> PoolOptions:
+                 cdp: list[str] | None, browser: Given) -> PoolOptions:
+    """The pool's surfaces; `browser`: the driver flags every slot starts from."""
     from venusctl.batch.pool import PoolOptions
-    from venusctl.drivers.factory import DriverOptions, parse_viewport
 
-    base = DriverOptions(headless=headless, browser_path=browser_path,
-                         image_format=image_format.lower() if image_format else None)
-    if viewport:
-        base.viewport = parse_viewport(viewport)
     return PoolOptions(phones=tuple(phone or ()), browser_servers=tuple(browser_server or ()),
-                       cdp_endpoints=tuple(cdp or ()), base=base)
+                       cdp_endpoints=tuple(cdp or ()), base=driver_options(browser))
 
 
 def finish_report(report: BatchReport, display: BatchDisplay, json_out: bool) -> None:

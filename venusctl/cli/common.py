@@ -1,66 +1,60 @@
-"""Options shared by several commands, declared once."""
+"""The option groups several commands share: driver, run budget and output, each field
+declared once (its flag, help, task-file key) on the settings it fills."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from venusctl.drivers.factory import DriverOptions, parse_viewport
+from venusctl.cli.options import Given, Group
+from venusctl.core.options import declare
+from venusctl.drivers.factory import DriverOptions
+from venusctl.loop.agent import AgentSettings
 from venusctl.records.store import default_runs_dir
 
-DriverOpt = Annotated[
-    Optional[str],  # noqa: UP045 - typer reads the annotation at runtime on 3.10
-    typer.Option("--driver", "-d", help="Surface to operate: web, desktop or android."),
-]
-UrlOpt = Annotated[Optional[str], typer.Option(help="web: page to open first.")]  # noqa: UP045
-HeadlessOpt = Annotated[
-    bool, typer.Option("--headless/--headed", help="web: hide or show the browser window.")
-]
-ViewportOpt = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(help="web: viewport size in CSS pixels, WxH (default: 1024x768, the "
-                      "authors' browser viewport)."),
-]
-BrowserPathOpt = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(help="web: Chromium/Chrome executable (default: Playwright's, else PATH)."),
-]
-ProfileOpt = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(help="web: persistent browser profile folder, so logins survive runs."),
-]
-ImageFormatOpt = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(help="web, android, desktop: screenshot format, png (default: lossless, "
-                      "as the model was trained) or jpeg."),
-]
-UploadDirOpt = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(help="web: the folder the model may upload files from (Upload(file=…)); "
-                      "without it every upload is refused."),
-]
-DeviceOpt = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option("--device", help="android: serial of the phone (else ANDROID_SERIAL)."),
-]
-MonitorOpt = Annotated[
-    Optional[int],  # noqa: UP045
-    typer.Option("--monitor", help="desktop: monitor number (default: the primary)."),
-]
-SessionOpt = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option("--session", help="Work in a kept session (`venusctl session start`): its "
-                                   "browser page, phone or monitor, as it was left."),
-]
-RunsDirOpt = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option("--runs-dir", help="Folder of run records (default: the user data dir; "
-                      "env VENUSCTL_RUNS_DIR)."),
-]
-VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs.")]
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """How a command reports (declared once; a command's `--json` says what it prints)."""
+
+    json: bool = field(default=False, metadata=declare(
+        flag="--json", help="JSON-lines events on stdout."))
+    quiet: bool = field(default=False, metadata=declare(
+        flag="--quiet", short="-q", help="Print only the answer."))
+    tui: bool = field(default=False, metadata=declare(
+        flag="--tui", help="Watch and steer the run in a live terminal view (p/s/t/q keys)."))
+    runs_dir: Path | None = field(default=None, metadata=declare(
+        flag="--runs-dir",
+        help="Folder of run records (default: the user data dir; env VENUSCTL_RUNS_DIR)."))
+    verbose: bool = field(default=False, metadata=declare(
+        flag="--verbose", short="-v", help="Show debug logs."))
+
+    @property
+    def mode(self) -> str:
+        """The run's progress output: json, quiet or normal."""
+        return "json" if self.json else ("quiet" if self.quiet else "normal")
+
+    @property
+    def runs(self) -> Path:
+        return runs_dir(self.runs_dir)
+
+
+DRIVER = Group(DriverOptions)
+"""The driver flags (`--driver`, `--url`, `--viewport`, ...); commands take a part with `just`."""
+BUDGET = Group(AgentSettings)
+"""A run's budgets and sampling (`--max-steps`, `--timeout`, `--settle-cap`, ...)."""
+OUTPUT = Group(OutputOptions)
+"""`--json`, `--quiet`, `--tui`, `--runs-dir`, `-v`: each command takes those it has."""
+WEB_POOL = DRIVER.just("headless", "viewport", "browser_path", "image_format")
+"""The browser settings every web slot of a batch starts from."""
+
+RunsDirOpt = OUTPUT.option("runs_dir")
+VerboseOpt = OUTPUT.option("verbose")
+DeviceOpt = DRIVER.option("device")
 CacheOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--cache", metavar="on|off|read|write",
@@ -70,35 +64,13 @@ CacheOpt = Annotated[
 ]
 
 
-def driver_options(
-    driver: str | None,
-    url: str | None,
-    headless: bool,
-    viewport: str | None,
-    browser_path: str | None,
-    profile: Path | None,
-    image_format: str | None,
-    device: str | None,
-    monitor: int | None,
-    session: str | None = None,
-    upload_dir: Path | None = None,
-) -> DriverOptions:
+def driver_options(given: Given) -> DriverOptions:
     """The driver flags as options; unset viewport and format come from the profile."""
-    options = DriverOptions(
-        driver=driver,
-        url=url,
-        headless=headless,
-        browser_path=browser_path,
-        profile=profile,
-        image_format=image_format.lower() if image_format else None,
-        device=device,
-        monitor=monitor,
-        session=session,
-        upload_dir=upload_dir,
-    )
-    if viewport:
-        options.viewport = parse_viewport(viewport)
-    return options
+    return DriverOptions(**given)
+
+
+def output_options(given: Given) -> OutputOptions:
+    return OutputOptions(**given)
 
 
 def runs_dir(value: Path | None) -> Path:

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from venusctl.cli.common import DeviceOpt, VerboseOpt, setup_logging
+from venusctl.cli.common import OUTPUT, DeviceOpt, VerboseOpt, setup_logging
 from venusctl.safety.sanitize import json_text, shown
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+JsonOpt = OUTPUT.told(json="Print JSON instead of a table.").option("json")
 device_app = typer.Typer(
     help="Raw phone verbs in phone pixels, without the model or the guard (for debugging).",
     no_args_is_help=True)

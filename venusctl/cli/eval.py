@@ -19,16 +19,7 @@ from venusctl.cli.batch import (
     finish_report,
     pool_options,
 )
-from venusctl.cli.common import (
-    BrowserPathOpt,
-    HeadlessOpt,
-    ImageFormatOpt,
-    RunsDirOpt,
-    VerboseOpt,
-    ViewportOpt,
-    runs_dir,
-    setup_logging,
-)
+from venusctl.cli.common import OUTPUT, WEB_POOL, output_options, setup_logging
 from venusctl.cli.model_options import MODEL, model_options
 from venusctl.cli.options import Given, flags
 from venusctl.safety.sanitize import json_text, markup
@@ -47,12 +38,16 @@ ModelFileOpt = Annotated[
 ]
 
 
+EVAL_OUTPUT = OUTPUT.just("runs_dir", "json", "verbose").told(
+    json="The summary as JSON on stdout.")
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(eval_app, name="eval")
 
 
 @eval_app.command("grounding")
-@flags(model_flags=MODEL.but("grammar", "interface", "prompts"))
+@flags(model_flags=MODEL.but("grammar", "interface", "prompts"), output_flags=EVAL_OUTPUT)
 def grounding_command(
     dataset: Annotated[Path, typer.Argument(help="ScreenSpot-v2/-Pro style folder (annotation "
                                                  "files plus images), or one annotation file.")],
@@ -78,10 +73,7 @@ def grounding_command(
     model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     yes: Annotated[bool, typer.Option("--yes", "-y",
                                       help="Agree to download the default model.")] = False,
-    runs: RunsDirOpt = None,
-    json_out: Annotated[bool, typer.Option("--json", help="The summary as JSON on stdout.")]
-    = False,
-    verbose: VerboseOpt = False,
+    output_flags: Given = None,  # type: ignore[assignment]  # --runs-dir, --json, -v
 ) -> int:
     """Point-in-box accuracy on a grounding dataset: overall, text, icon, per platform
     and application (negatives count only when the model answers [-1,-1]).
@@ -91,9 +83,10 @@ def grounding_command(
     from venusctl.evals.dataset import LoadOptions
     from venusctl.evals.grounding import GroundingEvalOptions, run_grounding_eval
 
-    setup_logging(verbose)
+    output = output_options(output_flags)
+    setup_logging(output.verbose)
     options = GroundingEvalOptions(
-        dataset=dataset, runs_dir=runs_dir(runs),
+        dataset=dataset, runs_dir=output.runs,
         model=model_options(model_flags, answers=model_file, assume_yes=yes),
         load=LoadOptions(bbox=bbox.lower(), language=language.lower(),
                          splits=tuple(split or ()), images=images, limit=limit),
@@ -101,7 +94,7 @@ def grounding_command(
     )
     with _ProgressBar() as bar:
         report = run_grounding_eval(options, bar.update)
-    _print_grounding(report, bar.console, json_out)
+    _print_grounding(report, bar.console, output.json)
     return 0
 
 
@@ -161,7 +154,7 @@ def _print_grounding(report: GroundingReport, console: Console, json_out: bool) 
 
 
 @eval_app.command("suite")
-@flags(model_flags=BATCH_MODEL)
+@flags(pool_flags=WEB_POOL, model_flags=BATCH_MODEL, output_flags=EVAL_OUTPUT)
 def suite_command(
     suite: Annotated[Optional[Path], typer.Argument(  # noqa: UP045
         help="A suite file: tasks with checks, and the environments they run in (default: "
@@ -171,10 +164,7 @@ def suite_command(
     phone: PhoneOpt = None,
     browser_server: BrowserServerOpt = None,
     cdp: CdpOpt = None,
-    headless: HeadlessOpt = True,
-    viewport: ViewportOpt = None,
-    browser_path: BrowserPathOpt = None,
-    image_format: ImageFormatOpt = None,
+    pool_flags: Given = None,  # type: ignore[assignment]  # --headless, --viewport, ...
     model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     server: ServersOpt = None,
     yes: YesOpt = False,
@@ -182,10 +172,7 @@ def suite_command(
         "--cache", metavar="on|off|read|write",
         help="Trajectory cache (off by default here: a suite measures the model; "
              "'on' replays tasks done before, as batch does).")] = "off",
-    runs: RunsDirOpt = None,
-    json_out: Annotated[bool, typer.Option("--json", help="The summary as JSON on stdout.")]
-    = False,
-    verbose: VerboseOpt = False,
+    output_flags: Given = None,  # type: ignore[assignment]  # --runs-dir, --json, -v
 ) -> int:
     """Run a suite of offline tasks and report success rate, steps and time per task.
 
@@ -201,12 +188,12 @@ def suite_command(
     from venusctl.cache import resolve_cache
     from venusctl.evals.suite import builtin_suite, run_suite
 
-    setup_logging(verbose)
+    output = output_options(output_flags)
+    setup_logging(output.verbose)
     options = BatchOptions(
-        file=suite or builtin_suite(), runs_dir=runs_dir(runs), concurrency=concurrency,
+        file=suite or builtin_suite(), runs_dir=output.runs, concurrency=concurrency,
         retry=retry, continue_on_error=True,
-        pool=pool_options(phone, browser_server, cdp, headless, viewport, browser_path,
-                          image_format),
+        pool=pool_options(phone, browser_server, cdp, pool_flags),
         model=model_options(model_flags, assume_yes=yes),
         servers=tuple(server or ()), assume_yes=yes, cache=resolve_cache(cache),
     )
@@ -218,7 +205,7 @@ def suite_command(
         f"success rate {summary['success_rate']:.0%} ({summary['passed']}/{summary['tasks']}),"
         f" {summary['mean_steps']} steps and {summary['mean_seconds']:.1f}s per task · "
         f"record: {report.record_dir}")
-    if json_out:
+    if output.json:
         print(json_text({"record": str(report.record_dir), **summary}))
     if report.batch.interrupted:
         sys.stderr.write("venusctl: the suite was interrupted\n")

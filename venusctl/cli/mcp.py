@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from venusctl.cli.common import BrowserPathOpt, HeadlessOpt, RunsDirOpt, VerboseOpt, runs_dir
+from venusctl.cli.common import DRIVER, OUTPUT, driver_options, output_options
 from venusctl.cli.model_options import MODEL, model_options
 from venusctl.cli.options import Given, flags
 from venusctl.cli.safety_options import SAFETY, safety_options
@@ -17,7 +17,9 @@ def register(app: typer.Typer) -> None:
     app.command("mcp")(mcp)
 
 
-@flags(model_flags=MODEL.but("interface", "prompts"), safety_flags=SAFETY)
+@flags(model_flags=MODEL.but("interface", "prompts"), safety_flags=SAFETY,
+       browser_flags=DRIVER.just("headless", "browser_path"),
+       output_flags=OUTPUT.just("runs_dir", "verbose"))
 def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 "
                                                       "(path /mcp) instead of stdio.")] = False,
@@ -33,10 +35,8 @@ def mcp(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="With --confirm never: mean it.")
                    ] = False,
     safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
-    headless: HeadlessOpt = True,
-    browser_path: BrowserPathOpt = None,
-    runs: RunsDirOpt = None,
-    verbose: VerboseOpt = False,
+    browser_flags: Given = None,  # type: ignore[assignment]  # --headless, --browser-path
+    output_flags: Given = None,  # type: ignore[assignment]  # --runs-dir, -v
 ) -> int:
     """Serve do_task, act, screenshot, ground, devices and runs over MCP.
 
@@ -51,12 +51,13 @@ def mcp(
     from venusctl.mcp.tools import ServerConfig
     from venusctl.safety.setup import make_policy_guard, resolve_policy
 
-    setup_logging(verbose)
+    output, browser = output_options(output_flags), driver_options(browser_flags)
+    setup_logging(output.verbose)
     safety = safety_options(safety_flags)
     make_policy_guard(resolve_policy(safety), confirm, yes)  # usage errors before serving
     config = ServerConfig(
         model=model_options(model_flags, answers=model_file, assume_yes=yes),
-        safety=safety, confirm=confirm, runs_dir=runs_dir(runs), browser_path=browser_path,
-        headless=headless, assume_yes=yes)
+        safety=safety, confirm=confirm, runs_dir=output.runs, assume_yes=yes,
+        browser_path=browser.browser_path, headless=browser.headless)
     serve(config, http=http, port=port)
     return 0

@@ -9,22 +9,12 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from venusctl.cli.common import (
-    BrowserPathOpt,
+    BUDGET,
+    DRIVER,
+    OUTPUT,
     CacheOpt,
-    DeviceOpt,
-    DriverOpt,
-    HeadlessOpt,
-    ImageFormatOpt,
-    MonitorOpt,
-    ProfileOpt,
-    RunsDirOpt,
-    SessionOpt,
-    UploadDirOpt,
-    UrlOpt,
-    VerboseOpt,
-    ViewportOpt,
     driver_options,
-    runs_dir,
+    output_options,
     setup_logging,
 )
 from venusctl.cli.model_options import MODEL, model_options
@@ -57,46 +47,18 @@ def register(app: typer.Typer) -> None:
     app.command("replay")(replay)
 
 
-@flags(model_flags=MODEL, safety_flags=SAFETY)
+@flags(driver_flags=DRIVER, model_flags=MODEL, budget_flags=BUDGET, safety_flags=SAFETY,
+       output_flags=OUTPUT)
 def do(
     task: Annotated[str, typer.Argument(help="What the agent should do, in plain words.")],
-    driver: DriverOpt = None,
+    driver_flags: Given = None,  # type: ignore[assignment]  # the driver flags
     model_file: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option(help="Play back answers from this file (JSON lines or blank-line "
                           "separated) instead of running a model."),
     ] = None,
     model_flags: Given = None,  # type: ignore[assignment]  # the model flags
-    url: UrlOpt = None,
-    headless: HeadlessOpt = True,
-    viewport: ViewportOpt = None,
-    browser_path: BrowserPathOpt = None,
-    profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = None,
-    upload_dir: UploadDirOpt = None,
-    device: DeviceOpt = None,
-    monitor: MonitorOpt = None,
-    session: SessionOpt = None,
-    max_steps: Annotated[int, typer.Option(min=1, help="Step budget.")] = 30,
-    timeout: Annotated[
-        Optional[float], typer.Option(min=0, help="Stop after this many seconds.")  # noqa: UP045
-    ] = None,
-    parse_retries: Annotated[
-        int, typer.Option(min=0, help="Retries when an answer cannot be parsed.")] = 2,
-    history_images: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option(min=0, help="Screenshots of earlier steps to resend (default: the "
-                                 "interface's, 2 or 0 with --interface lean; 0 keeps the "
-                                 "prompt growing only at its end).")] = None,
-    settle_cap: Annotated[
-        float, typer.Option(min=0, help="Most seconds to wait for the screen to settle.")] = 3.0,
-    temperature: Annotated[
-        Optional[float],  # noqa: UP045
-        typer.Option(min=0, help="Sampling temperature (default: the interface's, 0).")] = None,
-    max_tokens: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option(min=16, help="Most tokens per answer (default: the interface's: phone "
-                                  "16384, desktop and browser 4096).")] = None,
+    budget_flags: Given = None,  # type: ignore[assignment]  # --max-steps, --timeout, ...
     prompt: Annotated[
         Optional[Path], typer.Option(help="Your own prompt template ({task} inside).")  # noqa: UP045
     ] = None,
@@ -105,12 +67,7 @@ def do(
     safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     dry_run: DryRunOpt = False,
     cache: CacheOpt = None,
-    runs: RunsDirOpt = None,
-    json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the answer.")] = False,
-    tui: Annotated[bool, typer.Option("--tui", help="Watch and steer the run in a live "
-                                                    "terminal view (p/s/t/q keys).")] = False,
-    verbose: VerboseOpt = False,
+    output_flags: Given = None,  # type: ignore[assignment]  # --json, --quiet, --tui, ...
 ) -> int:
     """Carry out a task on a phone, desktop or browser.
 
@@ -120,33 +77,28 @@ def do(
     from venusctl.loop.agent import AgentSettings
     from venusctl.run.build import RunRequest
 
-    setup_logging(verbose)
+    output = output_options(output_flags)
+    setup_logging(output.verbose)
     request = RunRequest(
         task=task,
-        driver=driver_options(driver, url, headless, viewport, browser_path, profile,
-                              image_format, device, monitor, session=session,
-                              upload_dir=upload_dir),
+        driver=driver_options(driver_flags),
         model=model_options(model_flags, answers=model_file, assume_yes=yes),
-        settings=AgentSettings(
-            max_steps=max_steps, timeout_s=timeout, parse_retries=parse_retries,
-            history_images=history_images, settle_cap_s=settle_cap,
-            temperature=temperature, max_tokens=max_tokens,
-        ),
-        confirm=confirm, assume_yes=yes, prompt_file=prompt, runs_dir=runs_dir(runs),
-        output="json" if json_out else ("quiet" if quiet else "normal"), dry_run=dry_run,
+        settings=AgentSettings(**budget_flags),
+        confirm=confirm, assume_yes=yes, prompt_file=prompt, runs_dir=output.runs,
+        output=output.mode, dry_run=dry_run,
         safety=safety_options(safety_flags),
         cache=resolve_cache(cache),
     )
-    if tui:
+    if output.tui:
         from venusctl.tui.app import check_terminal, run_with_tui
 
-        check_terminal(json_out)
+        check_terminal(output.json)
         outcome = run_with_tui(request)
     else:
         outcome = _run(request)
-    if outcome.message and not json_out and outcome.exit_code in (0, 3):
+    if outcome.message and not output.json and outcome.exit_code in (0, 3):
         print(shown(outcome.message, newlines=True))
-    elif outcome.exit_code != 0 and not json_out:
+    elif outcome.exit_code != 0 and not output.json:
         sys.stderr.write(f"venusctl: {outcome.status}: {shown_line(outcome.message)}\n")
     return int(outcome.exit_code)
 
@@ -168,27 +120,18 @@ def _agent(options: DriverOptions, confirm: str = "policy", yes: bool = False) -
     return Agent(options, confirmer=default_confirmer(), confirm=confirm, assume_yes=yes)
 
 
+@flags(driver_flags=DRIVER, output_flags=OUTPUT.just("verbose"))
 def act(
     action: Annotated[str, typer.Argument(help="One action in the model's syntax, e.g. "
                                                "\"Click(point=(500, 500))\".")],
-    driver: DriverOpt = None,
-    url: UrlOpt = None,
-    headless: HeadlessOpt = True,
-    viewport: ViewportOpt = None,
-    browser_path: BrowserPathOpt = None,
-    profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = None,
-    upload_dir: UploadDirOpt = None,
-    device: DeviceOpt = None,
-    monitor: MonitorOpt = None,
-    session: SessionOpt = None,
+    driver_flags: Given = None,  # type: ignore[assignment]  # the driver flags
     confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
     screenshot_after: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option("--screenshot", help="Save what the screen shows afterwards."),
     ] = None,
-    verbose: VerboseOpt = False,
+    output_flags: Given = None,  # type: ignore[assignment]  # -v
 ) -> int:
     """Perform one action on a surface, through the guard (for debugging).
 
@@ -199,10 +142,8 @@ def act(
     """
     from venusctl.drivers.factory import choose_driver
 
-    setup_logging(verbose)
-    options = driver_options(driver, url, headless, viewport, browser_path, profile,
-                             image_format, device, monitor, session=session,
-                             upload_dir=upload_dir)
+    setup_logging(output_options(output_flags).verbose)
+    options = driver_options(driver_flags)
     if choose_driver(options) == "web" and not options.session:
         sys.stderr.write("venusctl: no session: a new browser was started and will close "
                          "(keep one with `venusctl session start`)\n")
@@ -212,51 +153,33 @@ def act(
     return 0
 
 
+@flags(driver_flags=DRIVER.but("upload_dir"), output_flags=OUTPUT.just("verbose"))
 def screenshot(
     out: Annotated[Path, typer.Argument(help="Where to save the image (.png or .jpg).")],
-    driver: DriverOpt = None,
-    url: UrlOpt = None,
-    headless: HeadlessOpt = True,
-    viewport: ViewportOpt = None,
-    browser_path: BrowserPathOpt = None,
-    profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = None,
-    device: DeviceOpt = None,
-    monitor: MonitorOpt = None,
-    session: SessionOpt = None,
-    verbose: VerboseOpt = False,
+    driver_flags: Given = None,  # type: ignore[assignment]  # the driver flags
+    output_flags: Given = None,  # type: ignore[assignment]  # -v
 ) -> int:
     """Save exactly what the model would see.
 
     Example: venusctl screenshot page.png --driver web --url https://example.org
     """
-    setup_logging(verbose)
-    options = driver_options(driver, url, headless, viewport, browser_path, profile,
-                             image_format, device, monitor, session)
+    setup_logging(output_options(output_flags).verbose)
+    options = driver_options(driver_flags)
     with _agent(options) as agent:
         print(agent.save_screenshot(out))
     return 0
 
 
-@flags(safety_flags=SAFETY)
+@flags(driver_flags=DRIVER.but("upload_dir", "session"), safety_flags=SAFETY,
+       output_flags=OUTPUT.just("runs_dir", "json", "verbose"))
 def replay(
     run: Annotated[str, typer.Argument(help="Run id, id prefix, folder, or 'last'.")],
-    driver: DriverOpt = None,
-    url: UrlOpt = None,
-    headless: HeadlessOpt = True,
-    viewport: ViewportOpt = None,
-    browser_path: BrowserPathOpt = None,
-    profile: ProfileOpt = None,
-    image_format: ImageFormatOpt = None,
-    device: DeviceOpt = None,
-    monitor: MonitorOpt = None,
+    driver_flags: Given = None,  # type: ignore[assignment]  # the driver flags
     confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,
     safety_flags: Given = None,  # type: ignore[assignment]  # the safety flags
     dry_run: DryRunOpt = False,
-    runs: RunsDirOpt = None,
-    json_out: Annotated[bool, typer.Option("--json", help="JSON-lines events on stdout.")] = False,
-    verbose: VerboseOpt = False,
+    output_flags: Given = None,  # type: ignore[assignment]  # --runs-dir, --json, -v
 ) -> int:
     """Re-execute a recorded run's answers through the guard (or only show them).
 
@@ -265,15 +188,13 @@ def replay(
     from venusctl.run.build import run_task
     from venusctl.run.replay import replay_request
 
-    setup_logging(verbose)
-    folder = runs_dir(runs)
-    options = driver_options(driver, url, headless, viewport, browser_path, profile,
-                             image_format, device, monitor)
+    output = output_options(output_flags)
+    setup_logging(output.verbose)
     request, model, confirmer = replay_request(
-        run, folder, options, confirm, yes, dry_run, "json" if json_out else "normal",
+        run, output.runs, driver_options(driver_flags), confirm, yes, dry_run, output.mode,
         safety_options(safety_flags))
     outcome = run_task(request, model=model, confirmer=confirmer)
-    if not json_out:
+    if not output.json:
         print(f"{outcome.status}: {shown(outcome.message, newlines=True)}" if outcome.message
               else outcome.status)
     return int(outcome.exit_code)

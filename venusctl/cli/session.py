@@ -6,19 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from venusctl.cli.common import (
-    BrowserPathOpt,
-    DeviceOpt,
-    DriverOpt,
-    HeadlessOpt,
-    ImageFormatOpt,
-    MonitorOpt,
-    UrlOpt,
-    VerboseOpt,
-    ViewportOpt,
-    driver_options,
-    setup_logging,
-)
+from venusctl.cli.common import DRIVER, OUTPUT, driver_options, output_options, setup_logging
+from venusctl.cli.options import Given, flags
 
 session_app = typer.Typer(
     help="Keep a browser page (or a phone's or monitor's settings) between commands: "
@@ -31,22 +20,21 @@ def register(app: typer.Typer) -> None:
     app.add_typer(session_app, name="session")
 
 
+SESSION_DRIVER = DRIVER.but("profile", "upload_dir", "session").starting(
+    viewport="1280x800", image_format="jpeg")
+"""A kept session starts lighter than a run: a wider viewport, JPEG screenshots."""
+
+
 @session_app.command("start")
+@flags(driver_flags=SESSION_DRIVER, output_flags=OUTPUT.just("verbose"))
 def start(
-    driver: DriverOpt = None,
     name: Annotated[Optional[str], typer.Option(  # noqa: UP045
         help="The session's name (default: the driver and a number, e.g. web-1).")] = None,
-    url: UrlOpt = None,
-    headless: HeadlessOpt = True,
-    viewport: ViewportOpt = "1280x800",
-    browser_path: BrowserPathOpt = None,
-    image_format: ImageFormatOpt = "jpeg",
-    device: DeviceOpt = None,
-    monitor: MonitorOpt = None,
+    driver_flags: Given = None,  # type: ignore[assignment]  # the driver flags
     idle_timeout: Annotated[float, typer.Option(
         min=0, help="Stop the session after this many seconds without a command (0: never).")
     ] = 1800.0,
-    verbose: VerboseOpt = False,
+    output_flags: Given = None,  # type: ignore[assignment]  # -v
 ) -> int:
     """Start a session and print its name; it runs until `session stop` or the idle timeout.
 
@@ -54,17 +42,17 @@ def start(
     """
     from venusctl.drivers.sessions.manage import start as start_session
 
-    setup_logging(verbose)
-    options = driver_options(driver, url, headless, viewport, browser_path, None,
-                             image_format, device, monitor)
+    setup_logging(output_options(output_flags).verbose)
+    options = driver_options(driver_flags)
     record = start_session(options, name, idle_timeout)
     print(record.name)
     return 0
 
 
 @session_app.command("list")
+@flags(output_flags=OUTPUT.just("json").told(json="One JSON list on stdout."))
 def list_sessions(
-    json_out: Annotated[bool, typer.Option("--json", help="One JSON list on stdout.")] = False,
+    output_flags: Given = None,  # type: ignore[assignment]  # --json
 ) -> int:
     """The sessions, with their state checked now (ended ones are cleared).
 
@@ -72,6 +60,7 @@ def list_sessions(
     """
     from venusctl.drivers.sessions.manage import as_json, describe, listing
 
+    json_out = output_options(output_flags).json
     rows = listing()
     if json_out:
         print(as_json(rows))

@@ -10,13 +10,15 @@ keeping lists of their own, so a new setting is one field.
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
 from venusctl.core.errors import UsageError
 
@@ -36,6 +38,7 @@ class Declared:
     least: int | float | None = None  # the command line's lower bound
     switch_off: bool = False  # a flag like --no-grammar: given means False
     repeat: bool = False  # repeatable flag, a tuple of values
+    read: Callable[[str], Any] | None = None  # the flag takes text, read into the value by this
 
     @property
     def section(self) -> str:
@@ -73,6 +76,28 @@ def settings_of(group: type) -> Iterator[tuple[str, Any, Declared]]:
         return
     for name, info in group.model_fields.items():
         yield name, info.annotation, declared(info)
+
+
+def default_of(group: type, name: str) -> Any:
+    """A field's default value (None where a factory makes it: nothing a flag can show)."""
+    if dataclasses.is_dataclass(group):
+        default = {f.name: f.default for f in dataclasses.fields(group)}[name]
+        return None if default is dataclasses.MISSING else default
+    default = group.model_fields[name].default
+    return None if default is PydanticUndefined else default
+
+
+def value_type(annotation: Any) -> type:
+    """The plain type one value of a field takes (`str`, `int`, `Path`, ...), from its
+    annotation: what a flag parses and a task file must hold."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+        return value_type(annotation)
+    if typing.get_origin(annotation) in (tuple, list):
+        return value_type(typing.get_args(annotation)[0])
+    return annotation if isinstance(annotation, type) else str
 
 
 _ADAPTERS: dict[tuple[type[BaseModel], str], TypeAdapter[Any]] = {}

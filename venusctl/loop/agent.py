@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from venusctl.core.actions import (
@@ -37,6 +37,7 @@ from venusctl.core.errors import (
     VenusError,
 )
 from venusctl.core.grid import to_pixels
+from venusctl.core.options import declare
 from venusctl.drivers.base import Driver, Screen
 from venusctl.interface.messages import Turn, build
 from venusctl.interface.profile import InterfaceProfile, authors_profile
@@ -63,16 +64,32 @@ class AgentSettings:
     interface profile (`venusctl.interface.profile`): `interface` is the resolved profile (the
     authors' one for the driver's surface when not given), `history_images`,
     `temperature` and `max_tokens` override single values of it. Settings are often
-    reused for the next run, so nothing a run learns (approvals) is kept here."""
+    reused for the next run, so nothing a run learns (approvals) is kept here.
 
-    max_steps: int = _EPISODE.max_steps
-    timeout_s: float | None = None
-    parse_retries: int = 2
-    history_images: int | None = None
-    settle_cap_s: float = 3.0
+    The run's budgets are declared once here: `do`'s flags and a task file's keys
+    come from these fields (`venusctl.core.options`)."""
+
+    max_steps: int = field(default=_EPISODE.max_steps, metadata=declare(
+        flag="--max-steps", least=1, task="max_steps", help="Step budget."))
+    timeout_s: float | None = field(default=None, metadata=declare(
+        flag="--timeout", least=0, task="timeout", help="Stop after this many seconds."))
+    parse_retries: int = field(default=2, metadata=declare(
+        flag="--parse-retries", least=0, help="Retries when an answer cannot be parsed."))
+    history_images: int | None = field(default=None, metadata=declare(
+        flag="--history-images", least=0,
+        help="Screenshots of earlier steps to resend (default: the interface's, 2 or 0 with "
+             "--interface lean; 0 keeps the prompt growing only at its end)."))
+    settle_cap_s: float = field(default=3.0, metadata=declare(
+        flag="--settle-cap", least=0, task="settle_cap",
+        help="Most seconds to wait for the screen to settle."))
     loop_limit: int = _EPISODE.loop_limit
-    temperature: float | None = None
-    max_tokens: int | None = None
+    temperature: float | None = field(default=None, metadata=declare(
+        flag="--temperature", least=0, task="temperature",
+        help="Sampling temperature (default: the interface's, 0)."))
+    max_tokens: int | None = field(default=None, metadata=declare(
+        flag="--max-tokens", least=16, task="max_tokens",
+        help="Most tokens per answer (default: the interface's: phone 16384, desktop and "
+             "browser 4096)."))
     interface: InterfaceProfile | None = None
 
     def profile(self, surface: str) -> InterfaceProfile:

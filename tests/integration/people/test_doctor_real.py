@@ -64,9 +64,11 @@ def test_every_check_passes_on_a_ready_machine(display, adb_port, tiny_model):
         "VENUSCTL_MODEL": str(tiny_model.model), "VENUSCTL_MMPROJ": str(tiny_model.mmproj),
     }, "--load")
     checks = {c["name"]: c for c in report["checks"]}
-    assert list(checks) == ["android: adb", "desktop: display", "web: browser", "model: files",
+    assert list(checks) == ["android: adb", "desktop: display", "web: browser",
+                            "model: settings", "model: files",
                             "model: loadable", "model: loads", "llama.cpp build", "prompts",
                             "secrets: keyring", "memory"]
+    assert "VENUSCTL_MODEL" in checks["model: settings"]["detail"]  # where the model came from
     assert checks["prompts"]["status"] == "ok"
     assert "venusctl prompts pull" in checks["prompts"]["detail"]  # says how to get them
     assert checks["android: adb"]["status"] == "warn"  # adb answers; no phone is plugged in
