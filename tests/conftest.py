@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give the commands the tests start the default Ctrl-C and hang-up.
+
+    A suite started in the background without job control (`cmd &` in a script, or under
+    `nohup`) inherits SIGINT or SIGHUP as ignored, and every process it starts would too:
+    the tests that interrupt a run would then wait on a run that cannot be interrupted.
+    A handler set here is reset to the default in each child that execs."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, lambda number, frame: None)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
