@@ -29,6 +29,7 @@ from venusctl.loop.agent import AgentSettings
 from venusctl.loop.events import RunObserver, StepGate
 from venusctl.model.base import Model
 from venusctl.model.grounding import GroundResult, ground
+from venusctl.model.wrappers import ModelWrapper
 from venusctl.records.store import default_runs_dir
 from venusctl.run.build import (
     ModelOptions,
@@ -257,19 +258,8 @@ class _Claim:
         self._agent._busy = False
 
 
-class _KeptModel:
+class _KeptModel(ModelWrapper):
     """The agent's model lent to one run: the run does not unload it."""
-
-    def __init__(self, inner: Model) -> None:
-        self._inner = inner
-        self.name = inner.name
-        self.supports_grammar = inner.supports_grammar
-
-    def complete(self, *args: object, **kwargs: object) -> object:
-        return self._inner.complete(*args, **kwargs)  # type: ignore[arg-type]
 
     def close(self) -> None:
         return None
-
-    def __getattr__(self, item: str) -> object:
-        return getattr(self._inner, item)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import greenlet
 
@@ -197,6 +196,3 @@ class _Observed:
 
     def take_over(self) -> None:
         self._inner.take_over()
-
-    def __getattr__(self, item: str) -> Any:
-        return getattr(self._inner, item)

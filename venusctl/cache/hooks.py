@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from venusctl.drivers.base import Driver, Screen
 from venusctl.drivers.wrappers import DriverWrapper
 from venusctl.loop.events import RunObserver
 from venusctl.model.base import Completion, Message, Model, OnText, SamplingOptions
+from venusctl.model.wrappers import ModelWrapper
 from venusctl.records.store import Outcome, RunInfo, StepRecord
 
 if TYPE_CHECKING:
@@ -41,20 +42,12 @@ class ScreenWatch(DriverWrapper):
         return screen
 
 
-class CachedModel:
+class CachedModel(ModelWrapper):
     """The run's model as the agent sees it: recorded answers first, then the model."""
 
     def __init__(self, inner: Model, run: CacheRun) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.run = run
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def supports_grammar(self) -> bool:
-        return self.inner.supports_grammar
 
     def complete(self, messages: list[Message], options: SamplingOptions,
                  on_text: OnText | None = None) -> Completion:
@@ -64,12 +57,6 @@ class CachedModel:
                 on_text(answer)
             return Completion(text=answer, source=REPLAYED)
         return self.inner.complete(messages, options, on_text)
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def __getattr__(self, item: str) -> Any:
-        return getattr(self.inner, item)
 
 
 class TrajectoryObserver(RunObserver):

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from venusctl.interface.profile import InterfaceProfile, choose_mode, profile_for
-from venusctl.model.settings import resolve
+from venusctl.model.base import Model
+from venusctl.model.settings import ModelConfig, resolve
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,12 @@ class RunInterface:
                 "prompts": self.prompts}
 
 
-def resolve_interface(flags: Mapping[str, Any], surface: str, model: Any = None,
+def resolve_interface(flags: Mapping[str, Any], surface: str, model: Model | None = None,
                       scripted: bool = False) -> RunInterface:
     """The interface for a run on `surface`; `model` when one is already open."""
     config = resolve(flags)
     if model is not None:
-        kind, on_gpu = _kind_of(model)
+        kind, on_gpu = _kind_of(model, config)
         mode, reason = choose_mode(config.interface, kind, on_gpu)
     elif scripted:
         mode, reason = choose_mode(config.interface, "scripted", False)
@@ -55,14 +56,13 @@ def prompt_source(chosen: str | None) -> str:
     return "authors" if pulled() else "builtin"
 
 
-def _kind_of(model: Any) -> tuple[str, bool]:
-    """(backend kind, on a GPU) of an open model, from its name and settings."""
-    name = str(getattr(model, "name", ""))
-    if name.startswith("server:"):
+def _kind_of(model: Model, config: ModelConfig) -> tuple[str, bool]:
+    """(backend kind, on a GPU) of an open model: the kind from its declared name, the
+    GPU from the layers the settings that opened it offload."""
+    if model.name.startswith("server:"):
         return "server", False
-    if name.startswith("llama.cpp"):
+    if model.name.startswith("llama.cpp"):
         from venusctl.model.select import local_on_gpu
 
-        layers = getattr(getattr(model, "settings", None), "gpu_layers", 0)
-        return "local", local_on_gpu(layers)
+        return "local", local_on_gpu(config.gpu_layers)
     return "scripted", False

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, Union, runtime_checkable
 
 if TYPE_CHECKING:
+    from venusctl.core.actions import Surface
     from venusctl.interface.profile import InterfaceProfile
 
 Role = Literal["system", "user", "assistant"]
@@ -137,10 +138,16 @@ class Completion:
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that answers a list of messages."""
+    """Anything that answers a list of messages.
+
+    `surface` is the kind of screen the answers act on (None: not known): a backend
+    that supports grammars constrains its answers to that surface's actions, and a
+    model shared by a batch's tasks is told each task's surface before it answers.
+    """
 
     name: str
     supports_grammar: bool
+    surface: Surface | None
 
     def complete(
         self, messages: list[Message], options: SamplingOptions, on_text: OnText | None = None

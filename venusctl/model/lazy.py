@@ -43,15 +43,15 @@ class DeferredModel:
     def surface(self, value: Any) -> None:
         """A shared model's grammar follows the task asking (see `model_pool`)."""
         self._surface = value
-        if self._inner is not None and hasattr(self._inner, "surface"):
-            self._inner.surface = value  # type: ignore[attr-defined]
+        if self._inner is not None:
+            self._inner.surface = value
 
     def model(self) -> Model:
         with self._lock:
             if self._inner is None:
                 self._inner = self._opener()
-                if self._surface is not None and hasattr(self._inner, "surface"):
-                    self._inner.surface = self._surface  # type: ignore[attr-defined]
+                if self._surface is not None:
+                    self._inner.surface = self._surface
                 self.name = self._inner.name
             return self._inner
 

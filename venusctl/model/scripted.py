@@ -12,6 +12,7 @@ import json
 import time
 from pathlib import Path
 
+from venusctl.core.actions import Surface
 from venusctl.core.errors import ModelError, UsageError
 from venusctl.model.base import Completion, Message, OnText, SamplingOptions
 
@@ -24,6 +25,7 @@ class ScriptedModel:
     def __init__(self, answers: list[Completion], name: str = "scripted") -> None:
         self.answers = list(answers)
         self.name = name
+        self.surface: Surface | None = None  # recorded answers need no grammar
         self.calls: list[list[Message]] = []
 
     @classmethod
