@@ -9,8 +9,9 @@ installed with keyring): no GObject introspection in the venv.
 It is used only when the accessibility bus is already running (any GNOME or KDE
 session; the driver never starts it). Every call has a short timeout, so an app that
 hangs costs at most a fraction of a second, and nothing here can fail a run: every
-error means "no element known". Text content of fields is never read (it may be a
-password); only names, roles, states, placeholders and key bindings.
+error means "no element known". For the element facts only names, roles, states,
+placeholders and key bindings are read; the text content of fields is read only for a
+batch check's `window_text` (never of a password field: its role says it is one).
 
 The element reported is the one that receives the action: a label inside a list row
 or a button answers for the row or the button (its name, else the label's words), and
@@ -27,7 +28,13 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from venusctl.drivers.desktop.atspi_window import DIALOG_ROLES, STATE_MODAL, Node, window_facts
+from venusctl.drivers.desktop.atspi_window import (
+    DIALOG_ROLES,
+    STATE_MODAL,
+    Node,
+    shown_text,
+    window_facts,
+)
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +42,8 @@ CALL_TIMEOUT_S = 0.4
 MAX_DEPTH = 40
 WALK_LIMIT = 300  # objects of one window read for its facts
 WALK_BUDGET_S = 0.8
+TEXT_WALK_LIMIT = 3000  # objects of one window read for its text (a batch check)
+TEXT_WALK_BUDGET_S = 5.0
 FRAME_SLACK = 64  # pixels a frame may stick out of its X window (decorations, shadows)
 NULL_PATH = "/org/a11y/atspi/null"
 ROOT_PATH = "/org/a11y/atspi/accessible/root"
@@ -126,6 +135,21 @@ class Atspi:
             log.debug("AT-SPI password field lookup failed: %s", exc)
         return boxes
 
+    def window_text(self, pid: int | None = None,
+                    window: tuple[int, int, int, int] | None = None) -> str:
+        """The names and text contents of the showing objects of the app's window lying
+        in the X window `window` (the active one first); "" when none is published."""
+        deadline = time.monotonic() + TEXT_WALK_BUDGET_S
+        try:
+            for app in self._apps_for(pid)[0]:
+                frame = self._frame_within(app, window)
+                if frame is not None:
+                    nodes = self.walk(frame, TEXT_WALK_LIMIT, deadline)
+                    return shown_text(self, nodes, deadline)
+        except Exception as exc:  # a vanished or hung app: no text known
+            log.debug("AT-SPI window text failed: %s", exc)
+        return ""
+
     def close(self) -> None:
         try:
             self.conn.close()
@@ -152,6 +176,20 @@ class Atspi:
             if STATE_SHOWING not in states or not _contains(box, x, y):
                 continue
             if inside is not None and not _within(box, inside, FRAME_SLACK):
+                continue
+            hits.append((STATE_ACTIVE in states, frame))
+        hits.sort(key=lambda hit: not hit[0])
+        return hits[0][1] if hits else None
+
+    def _frame_within(self, app: Ref, window: tuple[int, int, int, int] | None) -> Ref | None:
+        """The showing top-level window of `app` inside `window` (anywhere without one),
+        the active one first."""
+        hits: list[tuple[bool, Ref]] = []
+        for frame in self._children(app):
+            states = self._states(frame)
+            if STATE_SHOWING not in states:
+                continue
+            if window is not None and not _within(self._extents(frame), window, FRAME_SLACK):
                 continue
             hits.append((STATE_ACTIVE in states, frame))
         hits.sort(key=lambda hit: not hit[0])
@@ -243,12 +281,14 @@ class Atspi:
         return out
 
     # ----------------------------------------------------- for window facts
-    def walk(self, frame: Ref) -> list[Node]:
+    def walk(self, frame: Ref, limit: int = WALK_LIMIT, deadline: float | None = None,
+             ) -> list[Node]:
         """The showing objects of a window, breadth first, within a size and time budget."""
         nodes: list[Node] = []
         queue: deque[tuple[Ref, int | None]] = deque([(frame, None)])
-        deadline = time.monotonic() + WALK_BUDGET_S
-        while queue and len(nodes) < WALK_LIMIT and time.monotonic() < deadline:
+        if deadline is None:
+            deadline = time.monotonic() + WALK_BUDGET_S
+        while queue and len(nodes) < limit and time.monotonic() < deadline:
             ref, parent = queue.popleft()
             states = frozenset(self._states(ref))
             if parent is not None and STATE_SHOWING not in states:
@@ -260,6 +300,10 @@ class Atspi:
 
     def key_binding(self, ref: Ref) -> str:
         return str(self._call(ref, "org.a11y.atspi.Action", "GetKeyBinding", "i", (0,))[0])
+
+    def text(self, ref: Ref) -> str:
+        """The whole text content of a text object (-1: to its end)."""
+        return str(self._call(ref, "org.a11y.atspi.Text", "GetText", "ii", (0, -1))[0])
 
     def _matches(self, app: Ref, states: tuple[int, ...], roles: tuple[int, ...],
                  role_match: int, count: int) -> list[Ref]:

@@ -5,12 +5,14 @@ label has an underlined S; Delete removes the selected files; OK in a window who
 label asks "Delete?" deletes. None of that is visible in the focused element alone,
 so the window around it is walked once (a bounded number of objects) and summarised
 as the element facts the safety layer reads (`Element.extra`): `dialog`,
-`default_button`, `form_buttons`, `mnemonics`, `selection`.
+`default_button`, `form_buttons`, `mnemonics`, `selection`. The same walk, larger, gives the words a
+window shows for a batch's `text_present` check (`shown_text`).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -30,6 +32,10 @@ TEXT_ROLES = frozenset({"label", "static", "heading", "paragraph", "text", "capt
 MAX_BUTTONS = 16
 MAX_SELECTED = 20
 DIALOG_TEXT_CHARS = 300
+CONTENT_ROLES = frozenset({"text", "entry", "paragraph", "document text", "terminal",
+                           "editbar", "document frame", "document web", "heading", "section"})
+CONTENT_CHARS = 20_000  # of one object's text (a long document keeps its beginning)
+SHOWN_TEXT_CHARS = 200_000
 _ALT_KEY = re.compile(r"<alt>\s*([^<>;\s])", re.IGNORECASE)
 
 
@@ -49,12 +55,37 @@ class Bus(Protocol):
 
     def key_binding(self, ref: Ref) -> str: ...
 
+    def text(self, ref: Ref) -> str: ...
+
 
 def dialog_text(nodes: list[Node]) -> str:
     """The dialog's title and the words it shows (its question), as one line."""
     parts = [nodes[0].name] if nodes and nodes[0].name else []
     parts += [n.name for n in nodes[1:] if n.role in TEXT_ROLES and n.name]
     return " — ".join(dict.fromkeys(parts))[:DIALOG_TEXT_CHARS]
+
+
+def shown_text(bus: Bus, nodes: list[Node], deadline: float) -> str:
+    """The words of a walked window, one object a line: every name, and the text content
+    of text-holding objects (fields, paragraphs, terminals), never a password field's.
+    Contents are read until `deadline` (time.monotonic); names are already known."""
+    lines: list[str] = []
+    size = 0
+    for node in nodes:
+        words = [node.name] if node.name else []
+        if node.role in CONTENT_ROLES and time.monotonic() < deadline:
+            try:
+                content = bus.text(node.ref)[:CONTENT_CHARS].strip()
+            except Exception:  # no Text interface, or it went away: its name is enough
+                content = ""
+            if content and content != node.name:
+                words.append(content)
+        for line in words:
+            lines.append(line)
+            size += len(line) + 1
+        if size >= SHOWN_TEXT_CHARS:
+            break
+    return "\n".join(dict.fromkeys(lines))[:SHOWN_TEXT_CHARS]
 
 
 def window_facts(bus: Bus, frame: Ref, frame_role: str | None, keys: bool) -> dict[str, Any]:

@@ -16,6 +16,11 @@ there will reach, hover-revealed controls included. Without accessibility (Tk,
 games, remote desktops) it cannot tell what is there: the element is then marked
 `unidentified`/`nameless` and the safety layer reads the screenshot instead; the
 window's title is context, never a target's label.
+
+`surface_text` (a batch's `text_present` check) is the active window's title and, where
+the app publishes them on AT-SPI, the names and text of its showing objects; for a
+window without accessibility it is the title alone, and the check reads the window's
+pixels (`venusctl.batch.shown_text`: OCR belongs to the safety engine, above drivers).
 """
 
 from __future__ import annotations
@@ -104,7 +109,7 @@ class DesktopDriver:
     surface = Surface.DESKTOP
     name = "desktop"
     capabilities = frozenset({Capability.FOCUSED_ELEMENT, Capability.POINTER_ELEMENT,
-                              Capability.SENSITIVE_REGIONS})
+                              Capability.SENSITIVE_REGIONS, Capability.SURFACE_TEXT})
 
     def __init__(self, options: DesktopOptions | None = None) -> None:
         self.options = options or DesktopOptions()
@@ -198,6 +203,16 @@ class DesktopDriver:
             return []
         boxes = [self.map.rect_to_image(*box) for box in self.accessible.password_fields()]
         return [box for box in boxes if box[2] > 0 and box[3] > 0]
+
+    def surface_text(self) -> str:
+        """What the active window says: its title, then (through AT-SPI) the names and
+        text contents of its showing objects, within a bound on their count and time."""
+        window = self.windows.active()
+        parts = [window.title] if window is not None and window.title else []
+        if self.accessible is not None:
+            parts.append(self.accessible.window_text(window.pid if window else None,
+                                                     window.bounds if window else None))
+        return "\n".join(part for part in parts if part)
 
     def _element(self, window: WindowInfo, found: Any, pointed: bool) -> Element:
         """The element facts for the record and the guard; the window's title is kept

@@ -118,8 +118,8 @@ def test_the_drivers_declare_what_the_guard_secrets_and_checks_rely_on():
     assert Capability.POINTER_ELEMENT in DesktopDriver.capabilities
     assert {Capability.FOCUSED_ELEMENT, Capability.SENSITIVE_REGIONS} <= (
         AndroidDriver.capabilities & DesktopDriver.capabilities & WebDriver.capabilities)
-    assert Capability.SURFACE_TEXT in WebDriver.capabilities & AndroidDriver.capabilities
-    assert Capability.SURFACE_TEXT not in DesktopDriver.capabilities
+    assert Capability.SURFACE_TEXT in (
+        WebDriver.capabilities & AndroidDriver.capabilities & DesktopDriver.capabilities)
 
 
 @pytest.mark.parametrize("wrap", WRAPPERS.values(), ids=WRAPPERS.keys())
@@ -209,3 +209,24 @@ def test_text_present_on_a_surface_without_text_says_so(tmp_path):
         surface_text(DryRunDriver(FakeDriver()))
     result = run_check(Check("text_present", "x"), CheckContext(FakeDriver(), "", {}, tmp_path))
     assert not result.passed and result.detail == "text_present cannot read the fake surface"
+
+
+def test_text_present_on_the_desktop_reads_the_pixels_when_the_window_text_lacks_it(
+        tmp_path, monkeypatch):
+    read: list[object] = []
+
+    def ocr(driver: object) -> str:
+        read.append(driver)
+        return "Venus Test App Alpha Beta Saved: Lunch Tuesday"
+
+    monkeypatch.setattr("venusctl.batch.checks.read_active_window", ocr)
+    context = CheckContext(LentDriver(EveryAbility(text="Venus Test App",
+                                                     surface=Surface.DESKTOP)), "", {}, tmp_path)
+    assert run_check(Check("text_present", "venus test app"), context).passed and not read
+    found = run_check(Check("text_present", "Saved: lunch tuesday"), context)
+    assert found.passed and len(read) == 1
+    assert found.detail == ("not found in 14 characters of window text; found in 46 "
+                            "characters read by OCR")
+    assert not run_check(Check("text_present", "Saved: Friday"), context).passed
+    web = CheckContext(EveryAbility(text="Venus Test App"), "", {}, tmp_path)
+    assert not run_check(Check("text_present", "Saved"), web).passed and len(read) == 2

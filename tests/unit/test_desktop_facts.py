@@ -14,6 +14,7 @@ from venusctl.drivers.desktop.atspi_window import (
     dialog_text,
     parse_mnemonic,
     selected_items,
+    shown_text,
     window_facts,
 )
 from venusctl.drivers.desktop.terminals import is_terminal
@@ -81,6 +82,12 @@ class Bus:
     def key_binding(self, ref):
         return self.bindings.get(ref[1], "")
 
+    def text(self, ref):
+        contents = {"/2": "Ada: see you at 7", "/3": "hunter2", "/4": "Ada: see you at 7\n"}
+        if ref[1] not in contents:
+            raise RuntimeError("no Text interface")
+        return contents[ref[1]]
+
 
 def test_a_dialog_says_its_question_buttons_and_default():
     facts = window_facts(Bus(tree(), {}), ("a", "/0"), "alert", keys=False)
@@ -107,3 +114,24 @@ def test_keys_add_mnemonics_and_the_selection():
     assert facts["selection"] == ["report.txt"]
     assert selected_items(nodes) == ["report.txt"]
     assert "mnemonics" not in window_facts(bus, ("a", "/0"), "frame", keys=False)
+
+
+def test_shown_text_is_every_name_and_text_content_but_a_password():
+    nodes = [
+        Node(("a", "/0"), "frame", "Chat", SHOW, None),
+        Node(("a", "/1"), "label", "Ada", SHOW, 0),
+        Node(("a", "/2"), "text", "Message", SHOW, 0),
+        Node(("a", "/3"), "password text", "PIN", SHOW, 0),
+        Node(("a", "/4"), "paragraph", "", SHOW, 0),
+        Node(("a", "/5"), "text", "Search", SHOW, 0),  # no Text interface: its name only
+    ]
+    text = shown_text(Bus(nodes, {}), nodes, deadline=float("inf"))
+    assert text.splitlines() == ["Chat", "Ada", "Message", "Ada: see you at 7", "PIN",
+                                 "Search"]  # a line shown twice is said once
+    assert "hunter2" not in text
+
+
+def test_shown_text_past_its_deadline_keeps_the_names_without_contents():
+    nodes = [Node(("a", "/0"), "frame", "Chat", SHOW, None),
+             Node(("a", "/2"), "text", "Message", SHOW, 0)]
+    assert shown_text(Bus(nodes, {}), nodes, deadline=0.0) == "Chat\nMessage"

@@ -75,7 +75,6 @@ tasks: [{task: t, driver: web, url: "${APP_URL}"}]
     ("tasks: [{driver: web}]", "'task' must say what to do"),
     ("tasks: [{task: a, id: x, driver: web}, {task: b, id: x, driver: web}]", "share the id"),
     ("tasks: [{task: t, driver: android, check: {url_matches: x}}]", "url_matches needs a web"),
-    ("tasks: [{task: t, driver: desktop, check: {text_present: x}}]", "on the desktop use"),
     ("tasks: [{task: t, driver: web, check: {url_matches: '('}}]", "not a valid regular"),
     ("tasks: [{task: t, driver: web, check: {looks_nice: yes}}]", "unknown key looks_nice"),
     ("tasks: [{task: t, driver: android, url: 'http://x'}]", "only a web task opens a URL"),
@@ -156,3 +155,10 @@ def test_each_environment_mistake_is_one_clear_line(tmp_path, text, message):
     with pytest.raises(UsageError, match=message) as caught:
         read_task_file(path)
     assert "\n" not in str(caught.value)
+
+
+def test_a_desktop_task_may_check_the_text_its_window_shows(tmp_path):
+    path = write(tmp_path, "tasks.yaml",
+                 "tasks: [{task: t, driver: desktop, check: {text_present: 'Saved: Ada'}}]")
+    (task,) = load_task_file(path, {}).tasks
+    assert task.checks == (Check("text_present", "Saved: Ada"),)

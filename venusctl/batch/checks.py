@@ -1,9 +1,9 @@
 """Programmatic success checks, run on the surface after the agent has stopped.
 
 The model saying `Finished` is a claim; a check is evidence: the browser's URL, text
-in the page's DOM or the phone's UI hierarchy, a file on disk, or any shell command
-that exits 0. Checks run while the task's driver is still open, so they see the
-state the agent left behind.
+in the page's DOM, the phone's UI hierarchy or the desktop's active window, a file on
+disk, or any shell command that exits 0. Checks run while the task's driver is still
+open, so they see the state the agent left behind.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from venusctl.batch.shown_text import read_active_window
 from venusctl.batch.taskfile import Check
+from venusctl.core.actions import Surface
 from venusctl.core.errors import VenusError
 from venusctl.drivers.base import Driver, ScreenContext
 from venusctl.drivers.capabilities import Capability, able
@@ -76,8 +78,19 @@ def _text_present(text: str, context: CheckContext) -> tuple[bool, str]:
     if context.driver is None:
         return False, "the surface is gone"
     content = surface_text(context.driver)
-    found = _flat(text).casefold() in _flat(content).casefold()
-    return found, f"{'found' if found else 'not found'} in {len(content)} characters"
+    found = _contains(content, text)
+    detail = f"{'found' if found else 'not found'} in {len(content)} characters"
+    if found or context.driver.surface is not Surface.DESKTOP:
+        return found, detail
+    # drawn text AT-SPI cannot see (Tk, xterm, a canvas): read the window's pixels
+    shown = read_active_window(context.driver)
+    found = _contains(shown, text)
+    return found, (f"{detail} of window text; {'found' if found else 'not found'} in "
+                   f"{len(shown)} characters read by OCR")
+
+
+def _contains(content: str, text: str) -> bool:
+    return _flat(text).casefold() in _flat(content).casefold()
 
 
 def _file_exists(path: str, context: CheckContext) -> tuple[bool, str]:
@@ -114,7 +127,8 @@ def screen_context(driver: Driver) -> ScreenContext:
 
 def surface_text(driver: Driver) -> str:
     """All text the surface shows, as its driver reads it (`surface_text()`: the page's
-    rendered text and source on the web, every label of the UI hierarchy on a phone)."""
+    rendered text and source on the web, every label of the UI hierarchy on a phone,
+    the active window's title and accessible text on the desktop)."""
     reader = able(driver, Capability.SURFACE_TEXT)
     if reader is None:
         raise VenusError(f"text_present cannot read the {driver.name} surface")

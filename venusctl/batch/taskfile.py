@@ -369,9 +369,6 @@ def _check_fits(kind: str, value: str, driver: str, where: str) -> None:
                              f"{exc}") from None
     if kind == "url_matches" and driver != "web":
         raise UsageError(f"{where}: url_matches needs a web task")
-    if kind == "text_present" and driver == "desktop":
-        raise UsageError(f"{where}: text_present reads the DOM (web) or the UI hierarchy "
-                         "(android); on the desktop use a shell or file_exists check")
 
 
 def _confirm(value: Any, where: str) -> str:

@@ -17,7 +17,7 @@ from tests.support.desktop_apps import (
     session_bus,
 )
 from tests.support.x11 import input_state, wait_until
-from venusctl.core.actions import MouseDown
+from venusctl.core.actions import Click, MouseDown, Type
 from venusctl.drivers.desktop.driver import DesktopDriver
 from venusctl.sim.xserver import XServer
 
@@ -109,6 +109,23 @@ def test_without_accessibility_a_tk_dialog_still_says_it_is_one(opened):
     assert element.name is None and element.role is None  # never the title as label
     assert element.extra["dialog"] == "Delete?"
     assert element.extra["unidentified"] is True and element.extra["nameless"] is True
+
+
+def test_surface_text_is_the_window_title_names_and_typed_text_through_atspi(opened):
+    app, driver = opened("gtk", "chat")
+    before = driver.surface_text()
+    assert "Ada Lovelace" in before and "Ada: are we still on for 7?" in before
+    assert "see you at eight" not in before
+    driver.perform(Click(point=centre(app, "message")))
+    driver.perform(Type(content="see you at eight"))
+    wait_until(lambda: "typed" in app.effects() and app.events()[-1].get("text") ==
+               "see you at eight", what="the typed message")
+    assert "see you at eight" in driver.surface_text()
+
+
+def test_a_window_without_accessibility_says_only_its_title(opened):
+    _app, driver = opened("tk", "dialog-delete")
+    assert driver.surface_text().splitlines() == ["Delete?"]
 
 
 def test_a_held_button_is_let_go_off_its_window(xserver, opened):
