@@ -14,21 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.phone_fixtures import adb_server, phone_config, phone_env  # noqa: F401
-from tests.support.tools import chromium, require
-from venusctl.sim.web import ShopServer
+from tests.support.tools import require
 
 PLAYWRIGHT = str(Path(sys.executable).with_name("playwright"))
-
-
-@pytest.fixture
-def shop() -> Iterator[ShopServer]:
-    with ShopServer() as server:
-        yield server
-
-
-@pytest.fixture
-def browser_path() -> str:
-    return chromium()
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -1,4 +1,4 @@
-"""Real Chromium and the local shop app for the MCP server's tests."""
+"""The MCP tests' keyring: a file backend inside the test's own folder."""
 
 from __future__ import annotations
 
@@ -7,19 +7,6 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.keyring_env import file_keyring_backend
-from tests.support.tools import chromium
-from venusctl.sim.web import ShopServer
-
-
-@pytest.fixture
-def shop() -> Iterator[ShopServer]:
-    with ShopServer() as server:
-        yield server
-
-
-@pytest.fixture
-def browser_path() -> str:
-    return chromium()
 
 
 @pytest.fixture

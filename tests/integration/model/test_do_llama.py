@@ -11,20 +11,11 @@ import json
 import resource
 from pathlib import Path
 
-import pytest
-
 from tests.integration.model.conftest import screenshot
 from tests.support.cli import only_run, venusctl
 from tests.support.tools import chromium
-from venusctl.sim.web import ShopServer
 
 TASKS = ("order a green one for Ada", "buy a red one", "open the about page")
-
-
-@pytest.fixture
-def shop():
-    with ShopServer() as server:
-        yield server
 
 
 def model_args(tiny_model) -> list[str]:

@@ -25,12 +25,6 @@ ANSWERS = [
 ]
 
 
-@pytest.fixture
-def shop() -> Iterator[ShopServer]:
-    with ShopServer() as server:
-        yield server
-
-
 def write_answers(folder: Path) -> Path:
     path = folder / "answers.jsonl"
     path.write_text("".join(json.dumps(a) + "\n" for a in ANSWERS), encoding="utf-8")

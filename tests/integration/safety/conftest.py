@@ -10,24 +10,11 @@ import pytest
 from tests.support.keyring_env import file_keyring_backend
 from tests.support.phone_fixtures import adb_server, phone_config, phone_env  # noqa: F401
 from tests.support.safety_site import SafetySite
-from tests.support.tools import chromium
-from venusctl.sim.web import ShopServer
-
-
-@pytest.fixture
-def browser_path() -> str:
-    return chromium()
 
 
 @pytest.fixture
 def site() -> Iterator[SafetySite]:
     with SafetySite() as server:
-        yield server
-
-
-@pytest.fixture
-def shop() -> Iterator[ShopServer]:
-    with ShopServer() as server:
         yield server
 
 

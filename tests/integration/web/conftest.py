@@ -6,20 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.tools import chromium
 from venusctl.drivers.web.driver import WebDriver, WebOptions
 from venusctl.sim.web import ShopServer
-
-
-@pytest.fixture
-def shop() -> Iterator[ShopServer]:
-    with ShopServer() as server:
-        yield server
-
-
-@pytest.fixture
-def browser_path() -> str:
-    return chromium()
 
 
 @pytest.fixture
