@@ -92,7 +92,7 @@ class DesktopOptions:
     """How to open the desktop; `monitor` and `image_format` have command-line flags.
 
     `region` operates a rectangle of the desktop instead of a whole monitor (a kiosk
-    window, or a test); `unicode_typing` forces 'clipboard' or 'xdotool'.
+    window, or a test); `unicode_typing` forces 'keymap', 'xdotool' or 'clipboard'.
     """
 
     monitor: int | None = None
@@ -402,7 +402,7 @@ class DesktopDriver:
             self.release_all()
         finally:
             _restore_hangup(self._previous_sighup)
-            for closer in (self.windows.close, self.capturer.close,
+            for closer in (self.input.typer.close, self.windows.close, self.capturer.close,
                            getattr(self.accessible, "close", lambda: None)):
                 try:
                     closer()

@@ -28,7 +28,7 @@ from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
 from typing import Protocol
 
-from venusctl.core.errors import ActionFailed, DeviceError
+from venusctl.core.errors import ActionFailed, DeviceError, UsageError
 from venusctl.core.text import first_line
 from venusctl.drivers.desktop.keys import (
     KeyNameError,
@@ -77,6 +77,8 @@ class UnicodeTyper(Protocol):
 
     def type(self, text: str) -> None: ...
 
+    def close(self) -> None: ...
+
 
 class XdotoolTyper:
     """X11's own typing tool: it maps each character to a keysym, whatever the layout."""
@@ -99,6 +101,9 @@ class XdotoolTyper:
         if done.returncode != 0:
             message = done.stderr.decode(errors="replace").strip() or f"exit {done.returncode}"
             raise ActionFailed(f"xdotool could not type the text: {first_line(message)}")
+
+    def close(self) -> None:
+        """Nothing is kept between calls."""
 
 
 def _sleep_after(action: Callable[[], None]) -> None:
@@ -142,15 +147,31 @@ class ClipboardTyper:
             except pyperclip.PyperclipException as exc:
                 log.debug("could not restore the clipboard: %s", exc)
 
+    def close(self) -> None:
+        """Nothing is kept between calls: the clipboard is put back after each paste."""
+
 
 def unicode_typer(gui: ModuleType, prefer: str | None = None,
                   watch: Callable[[Callable[[], None]], None] | None = None) -> UnicodeTyper:
-    """xdotool on X11 when installed, else the clipboard (Cmd+V on macOS, Ctrl+V elsewhere).
+    """On X11 spare keycodes held until the application has read them (`keymap`), else
+    xdotool, else the clipboard (Cmd+V on macOS, Ctrl+V elsewhere); `prefer` names one.
 
     `watch` runs a paste and returns once it shows on screen (see `ClipboardTyper`).
     """
     paste = ("command", "v") if sys.platform == "darwin" else ("ctrl", "v")
-    xdotool = shutil.which("xdotool") if sys.platform.startswith("linux") else None
+    linux = sys.platform.startswith("linux")
+    if prefer not in (None, "keymap", "xdotool", "clipboard"):
+        raise UsageError(f"unknown typing method {prefer!r}: keymap, xdotool or clipboard")
+    if linux and prefer in (None, "keymap") and os.environ.get("DISPLAY"):
+        from venusctl.drivers.desktop.keymap import KeymapTyper
+
+        try:
+            return KeymapTyper()
+        except DeviceError as exc:
+            if prefer == "keymap":
+                raise
+            log.info("typing through xdotool or the clipboard: %s", exc)
+    xdotool = shutil.which("xdotool") if linux else None
     if prefer == "clipboard" or xdotool is None:
         return ClipboardTyper(gui, paste, watch)
     return XdotoolTyper(xdotool)

@@ -9,6 +9,8 @@ and random walks through the grammar must produce answers the parser accepts.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.support.action_strategies import actions
 from tests.support.tiny_model import TINY, ensure_model
-from venusctl.core.actions import ACTION_SETS, Surface, parse, parse_action, render
+from venusctl.core.actions import ACTION_SETS, Launch, Surface, parse, parse_action, render
 from venusctl.core.errors import ParseError
 from venusctl.model.base import SamplingOptions
 from venusctl.model.grammar import GrammarOptions, _int_range, action_grammar
@@ -105,25 +107,28 @@ def _enders(vocab: TextModel) -> np.ndarray:
 WALK_PREFIX = "a random walk</think>\n<action>"
 
 
-def walk(vocab: TextModel, grammar: str, rng: np.random.Generator, limit: int = 1500) -> str:
+def walk(vocab: TextModel, grammar: str, rng: np.random.Generator, limit: int = 1500,
+         prefix: str | None = None, bonus: bool = True) -> str:
     """A random action the grammar allows: random logits, grammar-constrained picks.
 
     The thought and the text before `<action>` may be anything (other tests hold
     them), so the walk starts at the action; now and then the tokens that end
     things get a large bonus, so that walks through strings finish and go on
-    exploring the action set.
+    exploring the action set (`bonus`). `prefix` is fed first (None: a thought and
+    `<action>`).
     """
+    prefix = WALK_PREFIX if prefix is None else prefix
     sampler = Sampler(vocab, SamplingOptions(), grammar, seed=1)
     enders = _enders(vocab)
     pieces = []
     try:
-        for token in vocab.tokenize(WALK_PREFIX, special=True):
+        for token in vocab.tokenize(prefix, special=True) if prefix else []:
             assert sampler.allows(token)
             sampler.accept(token)
             pieces.append(vocab.piece(token))
         for _ in range(limit):
             logits = rng.normal(0, 4, vocab.n_vocab).astype(np.float32)
-            if rng.random() < 0.5:
+            if bonus and rng.random() < 0.5:
                 logits[enders] += 40.0
             token = sampler.sample(logits)
             if vocab.is_eog(token):
@@ -387,11 +392,18 @@ _NAME_CHARS = st.sampled_from([*"ab.' ,)]\\\n\x1e", "\\'", "x'y", "' z", "'\x1e"
 @given(st.lists(_NAME_CHARS, min_size=1, max_size=20), st.integers(240, 262))
 def test_the_grammar_takes_a_file_name_exactly_when_the_parser_does(vocab, grammars, pieces,
                                                                     length):
+    """Both ways, but where a run does not fit the grammar's largest unit, and the grammar
+    may refuse it (never admit what the parser refuses): an in-string quote beside a space
+    or another quote (`.. ''`, `' ' '`), and a name that starts `.` or `..` with spaces
+    running on past the unit (`..   ..`; venusctl/model/grammar_strings.py)."""
     body = ("".join(pieces) * 40)[:length]
     action = f"Download(filename='{body}')"
     assume("</action>" not in action)
     parsed, accepted = _agree(vocab, grammars[Surface.BROWSER, True], action, Surface.BROWSER)
-    assert accepted == parsed, body
+    assert parsed or not accepted, body
+    heavy = re.search(r"'[\s']|\s'", body) or re.match(r"\s*(\.\.\s{3}|\.\s{4})", body)
+    if not heavy:  # see above
+        assert accepted == parsed, body
 
 
 def _names(n: int, extra: int) -> str:
@@ -444,3 +456,16 @@ def test_a_string_the_parser_takes_is_never_refused_for_its_length(vocab, gramma
         action = call.format(body)
         parse_action(action, surface)
         assert accepts(vocab, grammars[surface, True], _answer(action)), body[:60]
+
+
+def test_launch_takes_host_names_and_dotted_quads_only(vocab, grammars):
+    """A last host label of digits is read by WHATWG's IPv4 reader (`new URL`), which
+    refuses `1.2.3.999`; the grammar admits names and four-part addresses, which always
+    read back as written (venusctl/model/grammar.py, _url_head)."""
+    grammar = grammars[Surface.BROWSER, True]
+    for url in ["http://127.0.0.1:8001/a", "https://0.0.0.0", "http://a-1.example.org"]:
+        text = f"Launch(url='{url}')"
+        assert parse_action(text, Surface.BROWSER) == Launch(url=url)
+        assert accepts(vocab, grammar, f"x</think><action>{text}</action>"), url
+    for url in ["http://1.2.3.999", "http://0", "http://1.2.3.04", "http://a.1"]:
+        assert not accepts(vocab, grammar, f"x</think><action>Launch(url='{url}')</action>"), url

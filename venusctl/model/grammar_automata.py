@@ -94,16 +94,3 @@ def escape(char: str) -> str:
 def charset(chars: Iterable[str], negate: bool = False) -> str:
     body = "".join(escape(c) for c in dict.fromkeys(chars))
     return f"[{'^' if negate else ''}{body}]"
-
-
-def at_most(unit: str, limit: int, chunk: int = 64, most: int = 2000) -> str:
-    """`unit` repeated 0..`limit` times. llama.cpp takes a repetition of at most 2,000
-    (beyond that it silently drops the bound), so a larger limit is written as chunks of
-    `chunk` units: fewer than q whole chunks and fewer than `chunk` units more, or q
-    whole chunks and at most r more (q, r = divmod(limit, chunk))."""
-    if limit <= most:
-        return f"{unit}{{0,{limit}}}"
-    q, r = divmod(limit, chunk)
-    whole = f"( {unit}{{{chunk}}} )"
-    return (f"( {whole}{{0,{q - 1}}} {unit}{{0,{chunk - 1}}} | "
-            f"{whole}{{{q}}} {unit}{{0,{r}}} )")

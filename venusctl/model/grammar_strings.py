@@ -1,395 +1,277 @@
-"""Quoted strings of the action grammar: read as the literal reader reads them, bounded
-as the parser bounds them.
+"""Quoted strings of the action grammar: read as the literal reader reads them, counted
+as the parser counts them.
 
-Reading (`StringMachine`): a quote closes the string only when a `,`, `)` or `]`
-follows (spaces allowed), so `'Joe's Pizza'` is one string; escapes; raw newlines;
-never `</action>` (the first one ends the block); and what each kind demands of its
-characters (a name is not blank, a path has no empty, `.` or `..` part, a file name
-no folder part).
+Reading (`StringMachine`, `venusctl.core.literals`): a quote closes the string only
+when spaces and a `,`, `)` or `]` follow, so `'Joe's Pizza'` is one string; escapes;
+raw newlines; never `</action>` (the first one ends the block), `<think>` or
+`</think>` (without a thought, either would move where the parser looks for the
+action); and what each kind demands of its characters (a name is not blank, a path
+has no empty, `.` or `..` part, a file name no folder part).
 
-Bounding: each kind is held to the parser's own limit (`venusctl.core.actions`: text
-4,000 characters, names 200, upload paths 1,024, file names 255), counted two ways
-because an exact count needs the automaton's state at every length:
-  - file names are counted exactly, character by character as the reader decodes
-    them (an escape is one character, the spaces the parser strips count for
-    nothing): the automaton is written out once per length (a file name cannot
-    hold `/`, so it needs no `</action>` guard and minimises to 7 states); a random
-    model that runs on writing a name is stopped at 255;
-  - text, names and paths are counted in *units* with llama.cpp's own bounded
-    repetition, which keeps the grammar small: a unit is one character or escape,
-    except that an in-string quote with the spaces and the character after it, a
-    `<` with the characters that show it does not start `</action>`, and a path's
-    `/` or space with the character after it each count as one. So the grammar never
-    refuses a string the parser takes, and lets through a string the parser finds
-    too long only by as many characters as such quotes, `<` and separators add.
-Written out exactly, text alone would take some 40 MB of grammar (12 states times
-4,000 lengths), which llama.cpp would parse on every answer.
+Counting (`grammar_chains`): each string is held to the parser's limit (text 4,000
+characters, names 200, upload paths 1,024, file names 255) exactly as the parser
+counts: an in-string apostrophe is one character, an escape such as `\\n` one, a
+character outside ASCII one. Two deliberate exceptions, both refusing rather than
+admitting: a `\\uXXXX` escape counts as 3 (so that 4,000 of them still fit the
+parser's 12,000-character action), and a string whose budget share is too small
+for its full limit is counted in UTF-8 bytes instead (every token is at least one
+byte, so the answer then fits its token budget).
+
+What the grammar refuses although the parser would take it (never the reverse):
+more than `FREE_SPACES` stripped spaces at either end, `\\u` escapes outside text
+and from `\\uD…`, a unit heavier than `MAX_UNIT` (`</act`, `<thin`, a quote followed
+by five spaces, a file name `.` or `..` whose spaces run on to a fifth character before
+anything else: `..   ..`), a name starting with an escape, a path part starting with a
+space.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, cast
 
 from venusctl.core.actions import MAX_FILENAME, MAX_NAME, MAX_PATH, MAX_TEXT
-from venusctl.model.grammar_automata import (
-    END,
-    State,
-    at_most,
-    cases,
-    charset,
-    charset_of,
-    emit,
-    escape,
-    kmp,
+from venusctl.model.grammar_chains import END, Chain, State, Sym, symbols_for
+from venusctl.model.grammar_pieces import (
+    Piece,
+    Rules,
+    alt,
+    charclass,
+    chars_of,
+    lit,
+    rep,
+    seq,
+    utf8_len,
 )
 
 WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 """Every character `str.isspace` (the literal reader's idea of a space) accepts."""
+FREE_WHITESPACE = "".join(c for c in WHITESPACE if c.isascii())
 CLOSERS = ",)]"
 QUOTES = "'\""
 HEX = "0123456789abcdefABCDEF"
 ESCAPED_ONE = "ntr\\'\"0"
 """Escapes the literal reader turns into one character (any other `\\x` stays two)."""
-
-SHARED_CHARS = 24
-"""Character classes longer than this are shared rules in the exact count."""
-
-_GUARD = kmp("</action>")
-_GUARD_LEN = len("</action>")
+GUARDS = ("</action>", "<think>", "</think>")
+MAX_UNIT = 5
+FREE_SPACES = 4
+"""Stripped spaces admitted before and after a name or a path (they count for nothing)."""
+MODES = ("chars", "bytes")
 
 
 # ------------------------------------------------------------------ kinds
 
 
-def _content_text(state: State, kind: str) -> State | None:
-    return 0
-
-
-def _content_name(state: State, kind: str) -> State | None:
-    """Non-blank: at least one character that is not a space."""
-    return state if kind == "ws" else 1
-
-
-_FILE_STEPS: dict[str, dict[str, str | None]] = {
-    # segments of a relative path: none empty, `.` or `..`; no space first or last
-    "start": {"ws": None, "/": None, ".": "d1", "x": "ok"},
-    "seg": {"ws": None, "/": None, ".": "d1", "x": "ok"},
-    "d1": {"ws": "okw", "/": None, ".": "d2", "x": "ok"},
-    "d2": {"ws": "okw", "/": None, ".": "ok", "x": "ok"},
-    "ok": {"ws": "okw", "/": "seg", ".": "ok", "x": "ok"},
-    "okw": {"ws": "okw", "/": "seg", ".": "ok", "x": "ok"},
-}
-_FILENAME_STEPS: dict[str, dict[str, str | None]] = {
-    # one name, stripped: not `.` or `..` (`. .` is a name), no folder separator
-    "start": {"ws": "start", "/": None, ".": "d1", "x": "ok"},
-    "d1": {"ws": "dw", "/": None, ".": "d2", "x": "ok"},
-    "d2": {"ws": "dw", "/": None, ".": "ok", "x": "ok"},
-    "dw": {"ws": "dw", "/": None, ".": "ok", "x": "ok"},
-    "ok": {"ws": "ok", "/": None, ".": "ok", "x": "ok"},
-}
-
-
 @dataclass(frozen=True)
 class Kind:
-    """What a string kind demands of its characters (a small automaton over character
-    kinds), and how long the parser lets it be.
+    """What a string kind demands of its characters: a small automaton over character
+    classes (`ws`, `.`, `/`, `x`), started in `start`, mostly in `base`."""
 
-    `base`: the content state most of the string is read in (units are counted from
-    there); `free_ws`: content states whose spaces the parser strips (leading spaces,
-    and for file names those after a leading `.`, which count for nothing).
-    """
-
-    start: State
-    step: Callable[[State, str], State | None]
-    accepting: Callable[[State], bool]
-    escapes: str  # the characters a backslash may escape ("" for any)
+    name: str
     limit: int
-    base: State
-    exact: bool = False
-    strips: bool = True
-    free_ws: frozenset[State] = field(default_factory=frozenset)
+    start: str
+    base: str
+    step: Callable[[str, str], str | None]
+    accepting: frozenset[str]
+    escapes: str  # "all" or "quotes"
+    strips: bool
 
+
+_Held = tuple[Any, ...]  # a string machine's state (see `StringMachine`)
+
+_Table = dict[str, dict[str, str | None]]  # state -> character class -> next state
+
+
+def _table(table: _Table) -> Callable[[str, str], str | None]:
+    return lambda state, cls: table[state][cls]
+
+
+_ANY: dict[str, str | None] = {"ws": "T", ".": "T", "/": "T", "x": "T"}
+_NAME: _Table = {"N0": {"ws": None, ".": "N1", "/": "N1", "x": "N1"},
+         "N1": {"ws": "N1", ".": "N1", "/": "N1", "x": "N1"}}
+_FILE: _Table = {  # parts of a relative path: none empty, `.` or `..`; none starting with a space
+    "F0": {"ws": None, ".": "D1", "/": None, "x": "OK"},
+    "D1": {"ws": None, ".": "D2", "/": None, "x": "OK"},
+    "D2": {"ws": None, ".": "OK", "/": None, "x": "OK"},
+    "OK": {"ws": "OW", ".": "OK", "/": "F0", "x": "OK"},
+    "OW": {"ws": "OW", ".": "OK", "/": "F0", "x": "OK"},
+}
+_FILENAME: _Table = {  # one name, stripped: not `.` or `..` (`. .` is a name), no folder part
+    "G0": {"ws": None, ".": "D1", "/": None, "x": "OK"},
+    "D1": {"ws": "DW", ".": "D2", "/": None, "x": "OK"},
+    "D2": {"ws": "DW", ".": "OK", "/": None, "x": "OK"},
+    "DW": {"ws": "DW", ".": "OK", "/": None, "x": "OK"},
+    "OK": {"ws": "OK", ".": "OK", "/": None, "x": "OK"},
+}
 
 KINDS = {
-    "text": Kind(0, _content_text, lambda s: True, "", MAX_TEXT, base=0, strips=False),
-    "name": Kind(0, _content_name, lambda s: s == 1, "", MAX_NAME, base=1,
-                 free_ws=frozenset({0})),
-    # paths and file names: only quotes escaped (other escapes can make a backslash)
-    "file": Kind("start", lambda s, k: _FILE_STEPS[str(s)][k], lambda s: s == "ok", QUOTES,
-                 MAX_PATH, base="ok"),
-    "filename": Kind("start", lambda s, k: _FILENAME_STEPS[str(s)][k], lambda s: s == "ok",
-                     QUOTES, MAX_FILENAME, base="ok", exact=True,
-                     free_ws=frozenset({"start"})),
+    "text": Kind("text", MAX_TEXT, "T", "T", _table({"T": _ANY}), frozenset({"T"}), "all",
+                 strips=False),
+    "name": Kind("name", MAX_NAME, "N0", "N1", _table(_NAME), frozenset({"N1"}), "all",
+                 strips=True),
+    "file": Kind("file", MAX_PATH, "F0", "OK", _table(_FILE), frozenset({"OK", "OW"}),
+                 "quotes", strips=True),
+    "filename": Kind("filename", MAX_FILENAME, "G0", "OK", _table(_FILENAME),
+                     frozenset({"OK"}), "quotes", strips=True),
 }
 
 
-def _kind_of(char: str) -> str:
-    if char and char in WHITESPACE:
+def _class_of(char: str) -> str:
+    if char in WHITESPACE:
         return "ws"
     if char in ("/", "\\"):
         return "/"
     return "." if char == "." else "x"
 
 
-# ------------------------------------------------------------------ reading
+# ------------------------------------------------------------------ the guard
+
+
+@cache
+def guard_step(progress: str, char: str) -> str | None:
+    """Progress through any of `GUARDS` (any case) after `char`; None: one is complete."""
+    text = (progress + char).lower()
+    for pattern in GUARDS:
+        if pattern in text:
+            return None
+    for size in range(len(text), 0, -1):
+        if any(p.startswith(text[-size:]) for p in GUARDS):
+            return text[-size:]
+    return ""
+
+
+# ------------------------------------------------------------------ the machine
+
+
+def _specials() -> str:
+    guard = "".join(GUARDS)
+    chars = QUOTES + "\\" + WHITESPACE + CLOSERS + guard + guard.upper() + "./" + HEX + "u"
+    return "".join(dict.fromkeys(chars + ESCAPED_ONE))
+
+
+SPECIALS = _specials()
+SYMBOLS = symbols_for(SPECIALS)
 
 
 class StringMachine:
-    """One character of a string's body at a time, as `venusctl.core.literals` reads it.
+    """One quoted string's body, as `venusctl.core.literals` reads it.
 
-    States: ("s", guard, c) inside the text; ("e", c) after a backslash; ("u", n, c)
-    after `\\u` and n hex digits; ("q", c_before, c_after) right after a quote that may
-    close the string; ("w", c) after that quote and spaces. `guard` is progress
-    through `</action>`, `c` the kind's content state. "" stands for every character
-    outside `alphabet`.
+    States: ("s", guard, c) reading text; ("e", c) after a backslash; ("u", n, c) after
+    `\\u` and n hex digits; ("q", c) after a quote that did not close the string (yet:
+    what follows decides); ("w", c) after such a quote and spaces. `guard` is the
+    progress through `GUARDS`, `c` the kind's state. Weights: characters as the parser
+    counts them (`chars`) or UTF-8 bytes of the raw text (`bytes`).
     """
 
-    def __init__(self, quote: str, kind: Kind) -> None:
+    symbols = SYMBOLS
+
+    def __init__(self, quote: str, kind: Kind, mode: str) -> None:
         self.quote = quote
         self.kind = kind
-        self.start: State = ("s", 0, kind.start)
-        self.base: State = ("s", 0, kind.base)
-        escaped = HEX + "u" + ESCAPED_ONE if not kind.escapes else ""
-        self.alphabet = list(dict.fromkeys([*QUOTES, "\\", *WHITESPACE, *CLOSERS,
-                                            *cases("</action>"), ".", "/", *escaped]))
+        self.mode = mode
+        self.start: State = ("s", "", kind.start)
+        self.base: State = ("s", "", kind.base)
 
-    def accepting(self, state: State) -> bool:
-        return state[0] == "q" and self.kind.accepting(state[1])  # type: ignore[index]
+    def endings(self, state: State) -> list[Piece]:
+        """Stripped spaces before the closing quote (names and paths)."""
+        if not self.kind.strips or not self._may_close(state):
+            return []
+        spaces = rep(charclass(chars_of(FREE_WHITESPACE)), 1, FREE_SPACES)
+        return [seq(spaces, lit(self.quote))]
 
-    def step(self, state: State, char: str) -> State | None:
-        mode = state[0]  # type: ignore[index]
-        if mode == "u":
-            _, count, c = state  # type: ignore[misc]
-            if char and char in HEX:
-                return ("u", count + 1, c) if count < 3 else ("s", 0, c)
-            return self.step(("s", 0, c), char)
+    def _may_close(self, state: State) -> bool:
+        held = cast(_Held, state)
+        return held[0] in ("s", "q", "w") and held[-1] in self.kind.accepting
+
+    def moves(self, state: State, sym: Sym) -> list[tuple[State, int]]:
+        char = sym.char
+        out: list[tuple[State, int]] = []
+        if char == self.quote and self._may_close(state):
+            out.append((END, 0))
+        nxt = self._next(state, char)
+        if nxt is not None:
+            out.append((nxt[0], nxt[1] if self.mode == "chars" else nxt[2]))
+        return out
+
+    def _next(self, state: State, char: str) -> tuple[State, int, int] | None:
+        """(next state, characters counted, bytes) after `char`, or None."""
+        held = cast(_Held, state)
+        mode = held[0]
+        size = utf8_len(ord(char))
         if mode == "e":
-            escapes = self.kind.escapes
-            if escapes and (not char or char not in escapes):
+            return self._escaped(held[1], char, size)
+        if mode == "u":
+            _, count, c = held
+            if char not in HEX or (count == 0 and char in "dD"):
                 return None
-            nxt = self._plain(0, state[1], char if char != "\\" else "x")  # type: ignore[index]
-            if char == "u" and not escapes and nxt is not None:
-                return ("u", 0, nxt[2])  # type: ignore[index]
-            return nxt
-        if char == self.quote:
-            c = state[2] if mode in ("s", "q") else state[1]  # type: ignore[index]
-            after = self.kind.step(c, "x")
-            return None if after is None else ("q", c, after)
-        if mode == "s":
-            return self._plain(state[1], state[2], char)  # type: ignore[index]
-        c = state[2] if mode == "q" else state[1]  # type: ignore[index]
-        if char and char in WHITESPACE:
-            c2 = self.kind.step(c, "ws")
-            return None if c2 is None else ("w", c2)
-        if char and char in CLOSERS:
+            return (("u", count + 1, c), 0, 1) if count < 3 else (("s", "", c), 3, 1)
+        if mode in ("q", "w") and char in CLOSERS:
             return None  # the quote before would have closed the string
-        return self._plain(0, c, char)
-
-    def _plain(self, guard: int, c: State, char: str) -> State | None:
-        if char == "\\":
-            return ("e", c)
-        nxt = _GUARD(guard, char or "\uffff")
-        if nxt == _GUARD_LEN:
+        content = held[-1]
+        guard = held[1] if mode == "s" else ""
+        if char == "\\":  # not first in a name: `\\n` there would strip to nothing
+            return None if content == "N0" else (("e", content), 0, 1)
+        after = self.kind.step(content, "x" if char == self.quote else _class_of(char))
+        if after is None:
             return None
-        c2 = self.kind.step(c, _kind_of(char))
-        return None if c2 is None else ("s", nxt, c2)
+        if char == self.quote:
+            return ("q", after), 1, 1
+        if mode in ("q", "w") and char in WHITESPACE:
+            return ("w", after), 1, size
+        progress = guard_step(guard, char)
+        if progress is None:
+            return None
+        return ("s", progress, after), 1, size
 
-    def weight(self, state: State, char: str, nxt: State) -> int:
-        """How many characters of the decoded string this step adds. A quote counts
-        once the next character shows it does not close the string."""
-        mode = state[0]  # type: ignore[index]
-        if mode in ("q", "w"):
-            pending = 0 if nxt[0] == "w" else 1  # type: ignore[index]
-            return pending + self._weight(("s", 0, nxt_content(nxt)), char)
-        if mode == "u":
-            return 0 if char and char in HEX else self._weight(("s", 0, state[2]), char)  # type: ignore[index]
-        return self._weight(state, char)
-
-    def _weight(self, state: State, char: str) -> int:
-        mode = state[0]  # type: ignore[index]
-        if mode == "e":
-            return 1 if char and (char in ESCAPED_ONE or char == "u") else 2
-        if char in ("\\", self.quote):
-            return 0
-        content = state[2]  # type: ignore[index]
-        return 0 if char and char in WHITESPACE and content in self.kind.free_ws else 1
-
-
-def nxt_content(state: State) -> State:
-    """The content state a machine state carries."""
-    return state[2] if state[0] in ("s", "u") else state[-1]  # type: ignore[index]
+    def _escaped(self, content: str, char: str, size: int) -> tuple[State, int, int] | None:
+        """After a backslash: the escape the reader decodes (counted as it counts)."""
+        if self.kind.escapes == "quotes" or char in QUOTES:
+            after = self.kind.step(content, "x") if char in QUOTES else None
+            return None if after is None else (("s", "", after), 1, 1)
+        if char == "u":
+            return (("u", 0, content), 0, 1) if self.kind.name == "text" else None
+        one = char in ESCAPED_ONE
+        decoded = "ws" if char in "ntr" else "x" if one else _class_of(char)
+        after = self.kind.step(content, decoded)
+        progress = guard_step("", char)
+        if after is None or progress is None:
+            return None
+        return ("s", progress, after), 1 if one else 2, size
 
 
-def add_string(rules: dict[str, str], kind_name: str) -> str:
-    """Rules for a quoted string of one kind; returns the value rule's name."""
-    kind = KINDS[kind_name]
-    names = []
-    for quote, tag in zip(QUOTES, ("sq", "dq"), strict=True):
-        machine = StringMachine(quote, kind)
-        if kind.exact:
-            entry = _add_counted(rules, f"{tag}{kind_name[0]}", machine)
-        else:
-            entry = _add_units(rules, f"{tag}-{kind_name}", machine)
-        names.append(f'"{escape(quote)}" {entry}')
-    rules[f"v-{kind_name}"] = " | ".join(names)
-    return f"v-{kind_name}"
+# ------------------------------------------------------------------ strings
 
 
-# ------------------------------------------------------------------ exact counting
+class Strings:
+    """The string chains of one grammar, made on demand: one per kind, quote and mode."""
 
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.chains: dict[tuple[str, str, str], Chain] = {}
 
-def _explore(machine: StringMachine) -> dict[State, dict[str, tuple[State, int]]]:
-    """Every state reachable from the start, with its moves: char -> (next, weight)."""
-    moves: dict[State, dict[str, tuple[State, int]]] = {}
-    queue = [machine.start]
-    while queue:
-        state = queue.pop()
-        if state in moves:
-            continue
-        moves[state] = {}
-        for char in [*machine.alphabet, ""]:
-            nxt = machine.step(state, char)
-            if nxt is None:
-                continue
-            moves[state][char] = (nxt, machine.weight(state, char, nxt))
-            queue.append(nxt)
-    return moves
+    def value(self, kind_name: str, mode: str, limit: int) -> Piece:
+        """A quoted string of `kind_name` counted in `mode` up to `limit`, either quote."""
+        name = f"v-{kind_name}-{mode[0]}{limit}"
+        if name not in self.rules:
+            self.rules.add(name, self._either(kind_name, mode, limit))
+        return self.rules.ref(name)
 
+    def _either(self, kind_name: str, mode: str, limit: int) -> Piece:
+        kind = KINDS[kind_name]
+        options = []
+        for quote, tag in zip(QUOTES, ("sq", "dq"), strict=True):
+            chain = self._chain(kind, quote, tag, mode)
+            lead = (rep(charclass(chars_of(FREE_WHITESPACE)), 0, FREE_SPACES) if kind.strips
+                    else lit(""))
+            options.append(seq(lit(quote), lead, chain.entry(limit)))
+        return alt(*options)
 
-def _minimise(machine: StringMachine, moves: dict[State, dict[str, tuple[State, int]]],
-              ) -> dict[State, int]:
-    """Equivalent states merged (Moore's refinement): state -> class number."""
-    part = {s: (machine.accepting(s), _trails(machine, s)) for s in moves}
-    classes = len(set(part.values()))
-    while True:
-        signature = {s: (part[s], tuple(sorted((c, part[n], w) for c, (n, w) in m.items())))
-                     for s, m in moves.items()}
-        numbers: dict[object, int] = {}
-        new = {s: numbers.setdefault(signature[s], len(numbers)) for s in moves}
-        if len(numbers) == classes:
-            return new
-        part, classes = new, len(numbers)  # type: ignore[assignment]
-
-
-def _trails(machine: StringMachine, state: State) -> bool:
-    """Whether spaces and then a closing quote may end the string here (the parser
-    strips trailing spaces, so they count for nothing)."""
-    if not machine.kind.strips:
-        return False
-    spaced = machine.step(state, " ")
-    closed = machine.step(spaced, machine.quote) if spaced is not None else None
-    return closed is not None and machine.accepting(closed)
-
-
-def _add_counted(rules: dict[str, str], prefix: str, machine: StringMachine) -> str:
-    """The automaton written once per count of decoded characters (0..limit): rule
-    `prefixC-N` is state class C with N characters read."""
-    moves = _explore(machine)
-    classes = _minimise(machine, moves)
-    spaces = f"{prefix}-sp"
-    rules[spaces] = f"{charset(WHITESPACE)}+ \"{escape(machine.quote)}\""
-    shared: dict[str, str] = {}
-    written: dict[str, str] = {}
-    seen = {(classes[machine.start], 0)}
-    queue = [(machine.start, 0)]
-    while queue:
-        state, used = queue.pop()
-        choices = []
-        for nxt, count, chars in _grouped(moves[state], classes, used, machine.kind.limit):
-            chars_rule = _shared(rules, shared, f"{prefix}-c", charset_of(chars, machine.alphabet))
-            choices.append(f"{chars_rule} {prefix}{classes[nxt]}-{count}")
-            if (classes[nxt], count) not in seen:
-                seen.add((classes[nxt], count))
-                queue.append((nxt, count))
-        pending = 1 if state[0] in ("q", "w") else 0  # type: ignore[index]
-        if _trails(machine, state) and used + pending <= machine.kind.limit:
-            choices.append(spaces)  # a quote before the spaces is part of the name
-        written[f"{prefix}{classes[state]}-{used}"] = " | ".join(choices)
-        if machine.accepting(state):
-            written[f"{prefix}{classes[state]}-{used}"] += ' | ""'
-    rules.update(_referring(written))
-    return f"{prefix}{classes[machine.start]}-0"
-
-
-def _referring(written: dict[str, str]) -> dict[str, str]:
-    """Rules that are another rule plus an empty ending, written as that: a state right
-    after a quote reads on as the state after the quote and a space does, but may
-    also end the string there."""
-    bodies = {body: name for name, body in written.items() if body}
-    out = {}
-    for name, body in written.items():
-        other = bodies.get(body.removesuffix(' | ""')) if body.endswith(' | ""') else None
-        out[name] = f'{other} | ""' if other and other != name else (body or '"\\x00" [^\\x00]')
-    return out
-
-
-def _shared(rules: dict[str, str], shared: dict[str, str], prefix: str, body: str) -> str:
-    """A long character class written once as a rule of its own (it recurs in every
-    count's copy of a state), a short one inline."""
-    if len(body) <= SHARED_CHARS:
-        return body
-    if body not in shared:
-        shared[body] = f"{prefix}{len(shared)}"
-        rules[shared[body]] = body
-    return shared[body]
-
-
-def _grouped(moves: dict[str, tuple[State, int]], classes: dict[State, int], used: int,
-             limit: int) -> Iterator[tuple[State, int, list[str]]]:
-    """The moves within the limit, grouped by where they lead."""
-    groups: dict[tuple[int, int], tuple[State, list[str]]] = {}
-    for char, (nxt, weight) in moves.items():
-        if used + weight <= limit:
-            groups.setdefault((classes[nxt], used + weight), (nxt, []))[1].append(char)
-    for (_, count), (nxt, chars) in groups.items():
-        yield nxt, count, chars
-
-
-# ------------------------------------------------------------------ units
-
-
-def _add_units(rules: dict[str, str], prefix: str, machine: StringMachine) -> str:
-    """The string as a lead-in to the base state, at most `limit` units from there
-    (llama.cpp's bounded repetition), and an ending; or a short string that never
-    reaches the base state. See the module docstring for what a unit is."""
-    base, step = machine.base, machine.step
-
-    def until(target: State | None) -> Callable[[State, str], State | None]:
-        def move(state: State, char: str) -> State | None:
-            nxt = step(state, char)
-            return END if nxt == base and target is END else None if nxt == base else nxt
-        return move
-
-    emit(rules, f"{prefix}-u", base, until(END), machine.alphabet)
-    emit(rules, f"{prefix}-t", base, until(None), machine.alphabet, machine.accepting)
-    counted = f"{prefix}-u-0"
-    spaces = f" {charset(WHITESPACE)}*" if machine.kind.strips and _trails(machine, base) else ""
-    rules[f"{prefix}-b"] = f"{at_most(counted, machine.kind.limit - _lead_chars(machine))}" \
-                           f"{spaces} {prefix}-t-0"
-    if machine.start == base:
-        return f"{prefix}-b"
-    emit(rules, f"{prefix}-l", machine.start, until(END), machine.alphabet)
-    emit(rules, f"{prefix}-s", machine.start, until(None), machine.alphabet, machine.accepting)
-    rules[prefix] = f"{prefix}-l-0 {prefix}-b | {prefix}-s-0"
-    return prefix
-
-
-def _lead_chars(machine: StringMachine) -> int:
-    """The fewest counted characters on any way from the start to the base state (the
-    lead-in is not counted in units, so the units' bound is that much lower)."""
-    best = {machine.start: 0}
-    queue = [machine.start]
-    while queue:
-        state = queue.pop(0)
-        if state == machine.base:
-            continue
-        for char in [*machine.alphabet, ""]:
-            nxt = machine.step(state, char)
-            if nxt is None:
-                continue
-            cost = best[state] + machine.weight(state, char, nxt)
-            if cost < best.get(nxt, cost + 1):
-                best[nxt] = cost
-                queue.append(nxt)
-    return best.get(machine.base, 0)
+    def _chain(self, kind: Kind, quote: str, tag: str, mode: str) -> Chain:
+        key = (kind.name, tag, mode)
+        if key not in self.chains:
+            machine = StringMachine(quote, kind, mode)
+            prefix = f"{kind.name[0] if kind.name != 'filename' else 'g'}{tag[0]}{mode[0]}"
+            self.chains[key] = Chain(self.rules, prefix, machine, MAX_UNIT, MAX_UNIT)
+        return self.chains[key]

@@ -157,14 +157,17 @@ class ServerModel:
 
         The Qwen3.5 template opens `<think>` in the prompt when thinking is on and
         writes an empty closed think block when it is off; the grammar starts there.
-        The thought may hold any characters until `</think>`; like every answer it is
-        bounded by `max_tokens`.
+        The whole answer is held to `max_tokens` bytes (so tokens): the server cannot be
+        asked to close a long thought in time, so the thought gets at most half of it,
+        and the action what the thought leaves. A model held to the grammar always ends
+        in an action.
         """
         if not self.supports_grammar or self.surface is None:
             return None
         from venusctl.model.grammar import GrammarOptions, action_grammar
 
-        return action_grammar(self.surface, GrammarOptions(thinking=options.thinking))
+        return action_grammar(self.surface, GrammarOptions(
+            thinking=options.thinking, budget=options.max_tokens, bounded_thought=True))
 
     # ------------------------------------------------------------- internals
     def _backoff(self, attempt: int) -> float:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -121,7 +122,7 @@ def test_card_and_password_fields_in_a_cross_origin_frame_are_blurred(site):
     raw = WebDriver(WebOptions(url=site.allowed + "/p/secure-frames.html", viewport=VIEWPORT,
                                image_format="png", browser_path=chromium()))
     try:
-        raw.page.wait_for_timeout(300)
+        frame_ready(raw, "card-fields.html", "input")
         guarded = SecretDriver(raw, SecretStore(), Redactor())
         before, after = raw.screenshot().image, guarded.screenshot().image
     finally:
@@ -138,7 +139,7 @@ def test_a_bound_secret_is_not_typed_into_another_sites_frame(site):
     driver = SecretDriver(raw, store, Redactor(),
                           {"canary": SecretPermit(domains=("127.0.0.1",))})
     try:
-        raw.page.wait_for_timeout(300)
+        frame_ready(raw, "field.html", "#f")
         driver.perform(Click((700, 120)))  # the field of localhost's iframe
         with pytest.raises(ActionFailed, match="frame from localhost"):
             driver.perform(Type("{{secret:canary}}"))
@@ -163,12 +164,25 @@ def test_a_profile_keeps_nothing_that_was_typed(site, tmp_path):
             driver.perform(Click((220, 120)))
             driver.perform(Type(CANARY))
             driver.perform(Click((285, 250)))  # Place order: the form is submitted
-            driver.page.wait_for_timeout(500)
+            driver.page.wait_for_url("**/sink/order", timeout=15_000)
         finally:
             driver.close()
     kept = [p for p in profile.rglob("*") if p.is_file() and CANARY.encode() in p.read_bytes()]
     assert kept == []
     assert cookies == ["", "session=kept"]  # what a profile is for: the sign-in stays
+
+
+def frame_ready(driver: WebDriver, name: str, selector: str) -> None:
+    """Wait (bounded) until the iframe whose address holds `name` has loaded and shows
+    `selector`: a click aimed at the frame must land in it, not on the page behind."""
+    deadline = time.monotonic() + 15
+    while True:
+        frame = next((f for f in driver.page.frames if name in f.url), None)
+        if frame is not None:
+            frame.wait_for_selector(selector, state="visible", timeout=15_000)
+            return
+        assert time.monotonic() < deadline, f"the frame {name} never appeared"
+        driver.page.wait_for_event("framenavigated", timeout=15_000)
 
 
 class _MemoryKeyring:

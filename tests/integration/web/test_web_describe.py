@@ -38,7 +38,8 @@ def web(site: RedTeamSite) -> Iterator[WebDriver]:
 
 def visit(web: WebDriver, site: RedTeamSite, path: str) -> None:
     web.page.goto(site.allowed + path, wait_until="load")
-    web.page.wait_for_timeout(150)  # cross-origin frames finish loading
+    for frame in web.page.frames:  # cross-origin frames finish loading
+        frame.wait_for_load_state("load", timeout=15_000)
 
 
 def words(element: Element | None) -> str:

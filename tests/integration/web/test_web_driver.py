@@ -7,10 +7,12 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from tests.support.x11 import wait_until
 from venusctl.core.actions import (
     Click,
     DoubleClick,
@@ -193,17 +195,24 @@ def test_unknown_key_is_an_action_failure(web):
 def test_a_dead_browser_is_a_device_error(web):
     browser = web.browser_context.browser
     pid = browser.process.pid if hasattr(browser, "process") else None
-    if pid is None:
-        out = subprocess.run(["pgrep", "-f", "--", "--remote-debugging-pipe"],
-                             capture_output=True, text=True).stdout.split()
-        assert out, "no chromium process found"
-        for candidate in out:
-            os.kill(int(candidate), signal.SIGKILL)
-    else:
-        os.kill(pid, signal.SIGKILL)
-    time.sleep(0.5)
+    killed = [pid] if pid is not None else [int(p) for p in subprocess.run(
+        ["pgrep", "-f", "--", "--remote-debugging-pipe"], capture_output=True,
+        text=True).stdout.split()]
+    assert killed, "no chromium process found"
+    for candidate in killed:
+        os.kill(candidate, signal.SIGKILL)
+    wait_until(lambda: not any(_alive(p) for p in killed), 15, "the browser to be gone")
     with pytest.raises(DeviceError, match="browser"):
         web.screenshot()
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie waiting for its parent counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def test_empty_space_does_not_speak_for_the_whole_page(web):

@@ -8,6 +8,7 @@ allowed, a download that would overwrite a file.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import threading
@@ -16,6 +17,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.support.cli import only_run, venusctl, write_answers
 from venusctl.core.actions import Click, Download, SelectOption, Upload
@@ -81,8 +83,13 @@ def open_driver(site: str, browser_path: str, upload_dir: Path | None) -> WebDri
     return WebDriver(WebOptions(url=site, browser_path=browser_path, upload_dir=upload_dir))
 
 
-def chosen(driver: WebDriver) -> str:
-    driver.page.wait_for_timeout(300)
+def chosen(driver: WebDriver, expected: str = "") -> str:
+    """What the page says was chosen, once it says `expected` (it reads the file in the
+    background) or after at most 10 s; an upload that was refused never changes it."""
+    with contextlib.suppress(PlaywrightTimeout):  # the assertion says what was there
+        driver.page.wait_for_function(
+            "(want) => document.getElementById('chosen').textContent === want",
+            arg=expected, timeout=10_000)
     return driver.page.evaluate("() => document.getElementById('chosen').textContent")
 
 
@@ -105,7 +112,7 @@ def test_uploads_leave_the_allowed_folder_never(site, browser_path, uploads, tmp
         result = driver.perform(Upload(file="docs/Joe's CV.txt"))
         assert result.details == {"uploaded": "docs/Joe's CV.txt", "bytes": 9}
         assert "status: completed" in (result.feedback or "")
-        assert chosen(driver) == "Joe's CV.txt:cv of Joe"
+        assert chosen(driver, "Joe's CV.txt:cv of Joe") == "Joe's CV.txt:cv of Joe"
     finally:
         driver.close()
 

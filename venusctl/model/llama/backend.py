@@ -18,6 +18,7 @@ from __future__ import annotations
 import codecs
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +26,7 @@ from pathlib import Path
 from venusctl.core.actions import Surface, split_answer
 from venusctl.core.errors import ModelError, UsageError
 from venusctl.model.base import Completion, ImagePart, Message, OnText, SamplingOptions
-from venusctl.model.grammar import GrammarOptions, action_grammar
-from venusctl.model.llama.finish import FinishWindow
+from venusctl.model.grammar import GrammarOptions, action_grammar, fitting_budget
 from venusctl.model.llama.native import BackendInfo, Context, ContextParams, State, TextModel
 from venusctl.model.llama.native import backend_info as _backend_info
 from venusctl.model.llama.prefix_cache import PrefixCache, Snapshot
@@ -35,6 +35,7 @@ from venusctl.model.llama.template import ChatTemplate, Rendered
 from venusctl.model.llama.vision import Prompt, Unit, Vision, VisionParams
 
 log = logging.getLogger(__name__)
+_THINK_CLOSE = re.compile("</think>", re.IGNORECASE)
 
 DEFAULT_IMAGE_MIN_TOKENS: int | None = None
 DEFAULT_IMAGE_MAX_TOKENS: int | None = None
@@ -135,7 +136,6 @@ class LlamaModel:
         self.cache: PrefixCache[State] = PrefixCache(
             settings.snapshots if settings.prefix_cache else 0)
         self.last_grammar: GrammarStats | None = None
-        self._grammars: dict[tuple[Surface, bool, bool], str] = {}
         self._calls = 0
 
     def _template_source(self) -> str:
@@ -240,12 +240,12 @@ class LlamaModel:
     # ------------------------------------------------------------------- decode
     def _decode(self, context: Context, prompt: Prompt, n_past: int, options: SamplingOptions,
                 rendered: Rendered, on_text: OnText | None) -> tuple[str, int]:
-        grammar = options.grammar or self._navigation_grammar(options, rendered)
+        plan = None if options.grammar else self._action_grammar(options, rendered)
+        grammar = options.grammar or (plan.first if plan is not None else None)
         self._calls += 1
         seed = options.seed if options.seed is not None else 0x5EED + self._calls
         sampler = Sampler(self.text, options, grammar, seed)
         closing = _ThoughtBudget(self.text, options, rendered, active=grammar is not None)
-        finish = FinishWindow(self.text, options, active=grammar is not None)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
         text = ""
         generated = 0
@@ -253,9 +253,7 @@ class LlamaModel:
             for _ in range(options.max_tokens):
                 token = closing.forced(generated, text, sampler)
                 if token is None:
-                    token = sampler.sample(
-                        finish.logits(context.logits(), generated)
-                        if finish.leaning(generated) else context)
+                    token = sampler.sample(context)
                     if self.text.is_eog(token):
                         break
                 sampler.accept(token)
@@ -264,6 +262,8 @@ class LlamaModel:
                 text += piece
                 if on_text is not None and piece:
                     on_text(piece)
+                if plan is not None:
+                    plan.after_token(text, options.max_tokens - generated, sampler)
                 if _finished(text, sampler, self.text.eos):
                     break
                 if prompt.n_tokens + generated >= context.n_ctx:
@@ -278,15 +278,12 @@ class LlamaModel:
             text = text[: text.index(STOP) + len(STOP)]
         return text, generated
 
-    def _navigation_grammar(self, options: SamplingOptions, rendered: Rendered) -> str | None:
+    def _action_grammar(self, options: SamplingOptions, rendered: Rendered,
+                        ) -> _ActionGrammar | None:
         """The action grammar, on by default when the model answers for a surface."""
         if not self.settings.grammar or self.surface is None:
             return None
-        key = (self.surface, options.thinking, rendered.think_opened)
-        if key not in self._grammars:
-            self._grammars[key] = action_grammar(self.surface, GrammarOptions(
-                thinking=options.thinking, think_opened=rendered.think_opened))
-        return self._grammars[key]
+        return _ActionGrammar(self.surface, self.text, options, rendered.think_opened)
 
     def _completion(self, raw: str, rendered: Rendered, prompt: Prompt, reused: int,
                     generated: int, marks: tuple[float, float, float]) -> Completion:
@@ -306,6 +303,37 @@ class LlamaModel:
             decode_s=finished - prefilled, total_s=finished - started)
 
 
+class _ActionGrammar:
+    """The grammar of one answer, swapped once the thought is closed.
+
+    Until then, any thought (closed for the model in time by `_ThoughtBudget`); from
+    `</think>` on, the action is held to the tokens that are left: its grammar admits
+    nothing longer in bytes, and every token is at least one byte, so the answer ends
+    in a whole action however the model picks (a random-weight one included). Without
+    a thought the first grammar already fits the whole budget.
+    """
+
+    def __init__(self, surface: Surface, model: TextModel, options: SamplingOptions,
+                 think_opened: bool) -> None:
+        self.surface, self.model = surface, model
+        budget = None if options.thinking else fitting_budget(surface, options.max_tokens)
+        self.first = action_grammar(surface, GrammarOptions(
+            thinking=options.thinking, think_opened=think_opened, budget=budget))
+        self.swapped = False
+
+    def after_token(self, text: str, left: int, sampler: Sampler) -> None:
+        if self.swapped:
+            return
+        closed = _THINK_CLOSE.search(text)
+        if closed is None:
+            return
+        self.swapped = True
+        grammar = action_grammar(self.surface, GrammarOptions(
+            after_thought=True, budget=fitting_budget(self.surface, left)))
+        rest = text[closed.end():]
+        sampler.swap_grammar(grammar, self.model.tokenize(rest, special=False) if rest else [])
+
+
 class _ThoughtBudget:
     """Closes a thought that would leave no room for the action.
 
@@ -316,7 +344,7 @@ class _ThoughtBudget:
 
     def __init__(self, model: TextModel, options: SamplingOptions, rendered: Rendered,
                  active: bool) -> None:
-        self.active = active and options.thinking
+        self.active = active  # with thinking off, a thought the model opens itself
         self.limit = options.max_tokens - min(ACTION_RESERVE, options.max_tokens // 2)
         self.opened = rendered.think_opened
         self.queue: list[int] = []

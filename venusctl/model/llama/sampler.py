@@ -161,6 +161,18 @@ class Sampler:
         self.llama.llama_sampler_apply(self.grammar, ctypes.byref(self.single_array))
         return math.isfinite(single.logit)
 
+    def swap_grammar(self, grammar: str, replay: list[int]) -> None:
+        """Hold the rest of the answer to `grammar`, which starts where the text behind
+        the `replay` tokens ends (they have been kept already: only the new grammar
+        hears of them)."""
+        if self.grammar is not None:
+            self.llama.llama_sampler_free(self.grammar)
+        self.grammar = self._grammar(grammar)
+        for token in replay:
+            if not self.allows(token):
+                raise ModelError("the answer does not fit the grammar it continues in")
+            self.llama.llama_sampler_accept(self.grammar, token)
+
     def grammar_accept(self, token: int) -> None:
         """Advance only the grammar past `token` (for measuring the grammar alone)."""
         if self.grammar is not None:

@@ -1,0 +1,99 @@
+"""Typed text arrives whole in a real application however late it reads its input.
+
+The Tk app is stopped (SIGSTOP) while venusctl types, so every key press waits in its
+queue: the moment it reads them is chosen by the test, not by the machine's load. A
+typer that puts the keyboard map back before the application has read a press loses
+that character (`Grüße, 你好` arrived as `Grüße, 你` on a loaded machine); the keymap
+typer holds each binding until the application has answered a ping sent after it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import pytest
+
+from venusctl.core.actions import Click, Type
+from venusctl.core.errors import ActionFailed
+from venusctl.drivers.desktop.keymap import KeymapTyper, keysym_of, typeable
+
+TEXT = "Grüße, 你好 Zoë Ørsted ✓ ΔΣλ — 日本語"
+
+
+def _paused_then_resumed(pid: int, seconds: float) -> threading.Thread:
+    os.kill(pid, signal.SIGSTOP)
+    resume = threading.Timer(seconds, os.kill, (pid, signal.SIGCONT))
+    resume.start()
+    return resume
+
+
+def test_text_typed_while_the_app_cannot_read_arrives_whole(driver, tkapp):
+    assert driver.input.typer.name == "keymap"
+    driver.perform(Click(point=tkapp.centre("notes")))
+    tkapp.wait_for(lambda e: e["event"] == "ButtonPress" and e["widget"] == "notes")
+    driver.perform(Type(content="ok: ü"))  # Tk answers pings without listing them: learnt
+    assert driver.input.typer.answering
+    resume = _paused_then_resumed(tkapp.process.pid, 1.5)
+    try:
+        driver.perform(Type(content=TEXT))  # returns once the app has read the presses
+    finally:
+        resume.join()
+    driver.perform(Click(point=tkapp.centre("save")))
+    assert tkapp.wait_for(lambda e: e["event"] == "saved")["notes"] == "ok: ü" + TEXT
+
+
+def test_keycodes_are_bound_again_only_after_the_app_read_them(driver, tkapp):
+    """With three spare keycodes for twenty distinct characters every keycode carries
+    several characters in turn, each rebinding while the app is still stopped: a
+    binding is changed only after the app answered for the press it carried."""
+    typer = driver.input.typer
+    assert isinstance(typer, KeymapTyper)
+    typer.spare = typer.spare[:3]
+    driver.perform(Click(point=tkapp.centre("name")))
+    tkapp.wait_for(lambda e: e["event"] == "ButtonPress" and e["widget"] == "name")
+    driver.perform(Type(content="ω"))
+    text = "αβγδεζηθικλμνξοπρστυ"
+    resume = _paused_then_resumed(tkapp.process.pid, 1.0)
+    try:
+        driver.perform(Type(content=text))
+    finally:
+        resume.join()
+    driver.perform(Click(point=tkapp.centre("save")))
+    assert tkapp.wait_for(lambda e: e["event"] == "saved")["name"] == "ω" + text
+    assert len(typer.bound) == 3
+
+
+def test_the_keyboard_map_is_put_back_when_the_driver_closes(xserver, tkapp):
+    from venusctl.drivers.desktop.driver import DesktopDriver, DesktopOptions
+
+    driver = DesktopDriver(DesktopOptions())
+    typer = driver.input.typer
+    info = typer.display.display.info
+    count = info.max_keycode - info.min_keycode + 1
+    before = typer.display.get_keyboard_mapping(typer.low, count)
+    try:
+        driver.perform(Click(point=tkapp.centre("name")))
+        driver.perform(Type(content="ğış"))
+        assert len(typer.bound) == 3
+    finally:
+        driver.close()
+    check = KeymapTyper()
+    try:
+        assert check.display.get_keyboard_mapping(check.low, count) == before
+        assert check.spare == typer.spare
+    finally:
+        check.close()
+
+
+def test_a_character_no_key_can_carry_is_refused_plainly(driver, tkapp):
+    driver.perform(Click(point=tkapp.centre("name")))
+    with pytest.raises(ActionFailed, match=r"cannot type the character U\+0007"):
+        driver.perform(Type(content="bell\u0007"))
+
+
+def test_keysyms_follow_the_x_convention():
+    assert keysym_of("a") == 0x61 and keysym_of("é") == 0xE9
+    assert keysym_of("你") == 0x01004F60 and keysym_of("😀") == 0x0101F600
+    assert typeable("你") and typeable("é") and not typeable("\u0007")
