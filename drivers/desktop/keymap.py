@@ -12,11 +12,10 @@ a spare keycode of its own for as long as spare keycodes last (bound to the same
 keysym on every level, so Shift and Caps Lock cannot change it); a keycode is bound
 again only once the focused application has answered an EWMH `_NET_WM_PING` sent
 after the press (its events arrive in order, so an answer means it read them), or,
-for an application that does not answer pings, once `REBIND_AFTER_S` has passed. A
-window that lists the protocol, or has answered once, is waited for; one that has
-never answered is given `FIRST_PING_S` and then taken for one that never will. A
-rebound keycode is pinged once more before it is pressed, so that the application
-has taken in the new binding first (Tk read it by the old one otherwise).
+for an application that does not list `_NET_WM_PING` among its protocols, once
+`REBIND_AFTER_S` has passed. Only a window that lists it is pinged: xterm closes on
+any `WM_PROTOCOLS` message it does not know. A rebound keycode is pinged once more
+before it is pressed, so that the application has taken in the new binding first.
 Every Type action ends with the same check, so the action is reported done only
 when the application has the text; the bindings are put back when the driver closes.
 """
@@ -35,10 +34,7 @@ from venusctl.core.text import first_line
 log = logging.getLogger(__name__)
 
 PING_TIMEOUT_S = 10.0
-"""How long a focused application known to answer pings may take to read its input."""
-FIRST_PING_S = 2.0
-"""How long to wait for the first answer of a window that does not list `_NET_WM_PING`
-among its protocols (Tk answers without listing it; many programs never answer)."""
+"""How long a focused application that answers pings may take to read its input."""
 REBIND_AFTER_S = 0.5
 """For an application that does not answer pings: how long a keycode it was sent stays
 bound before it may carry another character."""
@@ -90,8 +86,6 @@ class KeymapTyper:
         self.bound: OrderedDict[int, str] = OrderedDict()  # keycode -> char, oldest first
         self.sent_at: dict[int, float] = {}  # keycode -> when it was last pressed
         self.unconfirmed: set[int] = set()  # pressed since the application last answered
-        self.answering: set[int] = set()  # windows known to answer pings
-        self.silent: set[int] = set()  # windows that did not answer their first ping
         self.root = self.display.screen().root
         self.root.change_attributes(event_mask=X.SubstructureNotifyMask)
         self._ping = self.display.intern_atom("_NET_WM_PING")
@@ -142,7 +136,7 @@ class KeymapTyper:
     # ------------------------------------------------------------------ confirming
     def confirm(self) -> None:
         """Return once the focused application has read every press sent so far (its
-        answer to a ping sent after them), or at once when it does not answer pings.
+        answer to a ping sent after them), or at once when it does not take pings.
         An application that takes longer than `PING_TIMEOUT_S` is an error said plainly:
         the text may not all have arrived."""
         if not self.unconfirmed:
@@ -151,23 +145,18 @@ class KeymapTyper:
         if found is None:
             return
         window, listed = found
-        if window.id in self.silent:
+        if not listed:
             return
-        known = listed or window.id in self.answering
         self._stamp = (self._stamp + 1) & 0xFFFFFFFF
         self._send_ping(window, self._stamp)
-        deadline = time.monotonic() + (PING_TIMEOUT_S if known else FIRST_PING_S)
+        deadline = time.monotonic() + PING_TIMEOUT_S
         while time.monotonic() < deadline:
             while self.display.pending_events():
                 event = self.display.next_event()
                 if self._is_answer(event, window, self._stamp):
-                    self.answering.add(window.id)
                     self.unconfirmed.clear()
                     return
             time.sleep(0.005)
-        if not known:
-            self.silent.add(window.id)
-            return
         raise ActionFailed(f"the focused application did not take the typed text within "
                            f"{PING_TIMEOUT_S:.0f} s; some of it may be missing")
 
