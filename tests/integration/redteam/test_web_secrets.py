@@ -173,13 +173,16 @@ def test_a_profile_keeps_nothing_that_was_typed(site, tmp_path):
 
 
 def frame_ready(driver: WebDriver, name: str, selector: str) -> None:
-    """Wait (bounded) until the iframe whose address holds `name` has loaded and shows
-    `selector`: a click aimed at the frame must land in it, not on the page behind."""
+    """Wait (bounded) until the iframe whose address holds `name` shows `selector` and
+    has drawn: a click aimed at the frame must land in it, not on the page behind."""
     deadline = time.monotonic() + 15
     while True:
         frame = next((f for f in driver.page.frames if name in f.url), None)
         if frame is not None:
             frame.wait_for_selector(selector, state="visible", timeout=15_000)
+            # drawn by its own renderer: only then does a click reach it, not the page
+            frame.evaluate("() => new Promise(done => requestAnimationFrame("
+                           "() => requestAnimationFrame(done)))")
             return
         assert time.monotonic() < deadline, f"the frame {name} never appeared"
         driver.page.wait_for_event("framenavigated", timeout=15_000)

@@ -38,8 +38,20 @@ def web(site: RedTeamSite) -> Iterator[WebDriver]:
 
 def visit(web: WebDriver, site: RedTeamSite, path: str) -> None:
     web.page.goto(site.allowed + path, wait_until="load")
-    for frame in web.page.frames:  # cross-origin frames finish loading
+    painted(web)
+
+
+PAINTED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+"""Resolves once the document's renderer has drawn a frame since the call."""
+
+
+def painted(web: WebDriver) -> None:
+    """Wait until every frame has loaded and drawn: a cross-origin frame runs in its own
+    renderer, and a click reaches it only once that renderer has drawn (before, the
+    click falls through to the page around it)."""
+    for frame in web.page.frames:
         frame.wait_for_load_state("load", timeout=15_000)
+        frame.evaluate(PAINTED)
 
 
 def words(element: Element | None) -> str:
