@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from functools import lru_cache
 
+from venusctl.model.grammar_pieces import escape
+
 State = Hashable
 Step = Callable[[State, str], "State | None"]
 END = ("end",)
@@ -77,18 +79,6 @@ def kmp(pattern: str) -> Callable[[int, str], int]:
 def cases(text: str) -> list[str]:
     """The characters of `text` in the case written, lower and upper case."""
     return list(dict.fromkeys(text + text.lower() + text.upper()))
-
-
-def escape(char: str) -> str:
-    """One character as GBNF writes it inside a literal or a class."""
-    code = ord(char)
-    if char.isascii() and char.isalnum():
-        return char
-    if code <= 0xFF:
-        return f"\\x{code:02x}"
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
 
 
 def charset(chars: Iterable[str], negate: bool = False) -> str:
