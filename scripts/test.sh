@@ -45,7 +45,27 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
 
+# Stages, each stopping the script when it fails: the checks (seconds), the unit tests
+# (under a minute), then the integration tests, so a broken unit test is known at once.
+echo "== checks: ruff, vulture, layer contracts"
 .venv/bin/ruff check .
 .venv/bin/vulture  # unused code (settings and false positives: pyproject.toml, scripts/vulture_whitelist.py)
 scripts/check_layers.sh  # the import-linter contracts of pyproject.toml
-.venv/bin/python -m pytest "$@"
+
+# Two workers, one test file at a time on each (a file's module fixtures stay in one
+# process): most integration time is waiting on a browser, a phone or an app, not the CPU.
+# TEST_WORKERS=0 runs in one process. The 25 slowest tests are listed after each stage.
+# Python caches compiled modules (pytest its assertion-rewritten tests) in __pycache__:
+# the second stage and the second worker reuse what the first compiled, ~3 s a process.
+unset PYTHONDONTWRITEBYTECODE
+pytest_run() {
+  .venv/bin/python -m pytest -n "${TEST_WORKERS:-2}" --dist loadfile --durations=25 "$@"
+}
+if [ $# -gt 0 ]; then
+  pytest_run "$@"  # arguments choose the tests (e.g. `-m unit`, a folder, `-k name`)
+else
+  echo "== unit tests"
+  pytest_run -m unit
+  echo "== integration tests (everything that is not a unit test)"
+  pytest_run -m "not unit"
+fi

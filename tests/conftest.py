@@ -21,6 +21,14 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGHUP, lambda number, frame: None)
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`-m unit` selects nothing under tests/integration: leave those modules unimported
+    (they import Playwright, the model server and the rest: seconds in every worker)."""
+    if config.getoption("markexpr") == "unit" and "integration" in collection_path.parts:
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         parts = Path(str(item.fspath)).parts

@@ -56,6 +56,7 @@ from venusctl.drivers.web.files import FileTransfers
 from venusctl.drivers.web.gate import Judge, RequestHold, refresh
 from venusctl.drivers.web.profile import ProfileGuard
 from venusctl.drivers.web.select import OpenSelect, select_by_name
+from venusctl.drivers.web.tabs import TabTargets
 from venusctl.interface.profile import authors_profile
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ PROFILE = authors_profile("browser")
 SCROLL_FRACTION = PROFILE.scroll_fraction or 2 / 3
 LONG_PRESS_DEFAULT_S = (PROFILE.long_press_ms or 20000) / 1000
 NAV_TIMEOUT_MS = 20000
+TAB_ANNOUNCE_S = 5.0  # the most to wait for Playwright to list a tab the browser opened
 SYSTEM_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
                    "chrome")
 
@@ -163,6 +165,7 @@ class WebDriver:
         self._closed = False
         self._notice: str | None = None
         self._hold: RequestHold | None = None
+        self._tabs: TabTargets | None = None
         self._profile: ProfileGuard | None = None
         self._secret_fields = SecretFields()
         if browser is not None:
@@ -428,6 +431,7 @@ class WebDriver:
             session.detach()
             browser = self._browser or self.browser_context.browser
             self._hold = RequestHold(browser, context_id, lambda: self.page.url)
+            self._tabs = TabTargets(browser, context_id)
             refresh(self.browser_context)
         except Exception as exc:
             self.close()
@@ -592,7 +596,10 @@ class WebDriver:
         model through the next screenshot's `notice`.
         """
         try:
+            self._await_listed_tabs()
             pages = [p for p in self.browser_context.pages if not p.is_closed()]
+        except DeviceError:
+            raise
         except Exception as exc:
             raise DeviceError(f"the browser is gone: {first_line(exc)}") from None
         if not pages:
@@ -613,6 +620,32 @@ class WebDriver:
         if self.page.is_closed():
             self.page = pages[-1]
         return None
+
+    def _await_listed_tabs(self) -> None:
+        """Until Playwright lists every tab the browser holds for this context (see
+        `tabs`); bounded, since a tab may close before it is ever listed.
+
+        The sync API hands over events only inside a Playwright call: the browser's
+        count is read first, so a tab announced meanwhile is in `pages`, and nothing can
+        be announced between reading `pages` and starting to wait for the next one."""
+        if self._tabs is None:
+            return
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        deadline = time.monotonic() + TAB_ANNOUNCE_S
+        while True:
+            held = self._tabs.count()
+            listed = sum(1 for p in self.browser_context.pages if not p.is_closed())
+            remaining = deadline - time.monotonic()
+            if listed >= held:
+                return
+            if remaining <= 0:
+                log.debug("the browser holds %d tabs, Playwright lists %d", held, listed)
+                return
+            try:
+                self.browser_context.wait_for_event("page", timeout=remaining * 1000)
+            except PlaywrightTimeout:
+                return  # the tab closed before Playwright listed it
 
     def _call(self, fn: Any, what: str, action_error: bool = False) -> Any:
         try:
@@ -648,9 +681,10 @@ class WebDriver:
         if self._hold is not None:
             self._hold.stopped = True  # requests still held are refused, never sent
         # a kept session's page and browser outlive the command; only the hold goes
-        closers = (self._hold and self._hold.close,) if self.options.keep_page else (
+        closers = (self._hold and self._hold.close, self._tabs and self._tabs.close
+                   ) if self.options.keep_page else (
             self.browser_context.close, self._hold and self._hold.close,
-            self._browser and self._browser.close)
+            self._tabs and self._tabs.close, self._browser and self._browser.close)
         for closer in closers:
             try:
                 if closer:

@@ -183,16 +183,35 @@ class Grammar:
         if hasattr(self, "_shortest"):
             return self._shortest
         best = {name: INFINITE for name in self.rules}
+        order = self._all_post_order()  # referred rules first: one pass settles all but cycles
         changed = True
         while changed:
             changed = False
-            for name, node in self.rules.items():
-                value = self._node_shortest(node, best)
+            for name in order:
+                value = self._node_shortest(self.rules[name], best)
                 if value < best[name]:
                     best[name] = value
                     changed = True
         self._shortest = best
         return best
+
+    def _all_post_order(self) -> list[str]:
+        """Every rule, each after the rules it refers to (as far as cycles allow)."""
+        order: list[str] = []
+        state: dict[str, bool] = {}  # False: open, True: done
+        for root in self.rules:
+            stack = [(root, False)]
+            while stack:
+                name, done = stack.pop()
+                if done:
+                    state[name] = True
+                    order.append(name)
+                elif name not in state:
+                    state[name] = False
+                    stack.append((name, True))
+                    stack.extend((ref, False) for ref in _refs(self.rules[name])
+                                 if ref not in state)
+        return order
 
     def _node_shortest(self, node: Node, best: dict[str, int]) -> int:
         kind = node[0]

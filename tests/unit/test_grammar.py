@@ -22,6 +22,7 @@ from venusctl.core.actions import ACTION_SETS, Launch, Surface, parse, parse_act
 from venusctl.core.errors import ParseError
 from venusctl.model.base import SamplingOptions
 from venusctl.model.grammar import GrammarOptions, _int_range, action_grammar
+from venusctl.model.grammar_strings import FREE_SPACES
 from venusctl.model.llama.native import TextModel
 from venusctl.model.llama.sampler import Sampler
 
@@ -394,14 +395,17 @@ def test_the_grammar_takes_a_file_name_exactly_when_the_parser_does(vocab, gramm
                                                                     length):
     """Both ways, but where a run does not fit the grammar's largest unit, and the grammar
     may refuse it (never admit what the parser refuses): an in-string quote beside a space
-    or another quote (`.. ''`, `' ' '`), and a name that starts `.` or `..` with spaces
-    running on past the unit (`..   ..`; venusctl/model/grammar_strings.py)."""
+    or another quote (`.. ''`, `' ' '`), a name that starts `.` or `..` with spaces
+    running on past the unit (`..   ..`), and more than `FREE_SPACES` stripped spaces at
+    either end (venusctl/model/grammar_strings.py)."""
     body = ("".join(pieces) * 40)[:length]
     action = f"Download(filename='{body}')"
     assume("</action>" not in action)
     parsed, accepted = _agree(vocab, grammars[Surface.BROWSER, True], action, Surface.BROWSER)
     assert parsed or not accepted, body
-    heavy = re.search(r"'[\s']|\s'", body) or re.match(r"\s*(\.\.\s{3}|\.\s{4})", body)
+    heavy = (re.search(r"'[\s']|\s'", body) or re.match(r"\s*(\.\.\s{3}|\.\s{4})", body)
+             or re.match(rf"\s{{{FREE_SPACES + 1}}}", body)
+             or re.search(rf"\s{{{FREE_SPACES + 1}}}$", body))
     if not heavy:  # see above
         assert accepted == parsed, body
 

@@ -10,12 +10,10 @@ here, above both.
 
 from __future__ import annotations
 
-from contextlib import closing
-
 from venusctl.core.errors import VenusError
 from venusctl.drivers.base import Driver
 from venusctl.drivers.capabilities import Capability, able
-from venusctl.safety.ocr import TesseractReader
+from venusctl.safety.ocr import shared_reader
 from venusctl.safety.reading import window_box
 
 NO_OCR = ("text_present cannot read the window's pixels: Tesseract is missing "
@@ -29,10 +27,10 @@ def read_active_window(driver: Driver) -> str:
     image = screen.image
     size = (screen.size.width, screen.size.height)
     box = window_box(_active_bounds(driver), size, image.size) or (0, 0, *image.size)
-    with closing(TesseractReader()) as reader:
-        if not reader.available():
-            raise VenusError(NO_OCR)
-        return reader.read_window(image, box, screen.context)
+    reader = shared_reader()
+    if not reader.available():
+        raise VenusError(NO_OCR)
+    return reader.read_window(image, box, screen.context)
 
 
 def _active_bounds(driver: Driver) -> object:

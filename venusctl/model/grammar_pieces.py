@@ -9,6 +9,7 @@ budget, within the budget (every token is at least one byte).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -72,15 +73,18 @@ def rep(piece: Piece, low: int, high: int) -> Piece:
     return Piece(body + bound, piece.chars * high, piece.bytes * high)
 
 
+_PARENS = re.compile(r"[()]")
+
+
 def _ungrouped(text: str) -> str:
     """`( a | b )` as `a | b` (a rule's body needs no outer group). Literals and classes
     write parentheses as escapes, so counting the bare ones is enough."""
     if not (text.startswith("( ") and text.endswith(" )")):
         return text
     depth = 0
-    for index, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and index < len(text) - 1:
+    for paren in _PARENS.finditer(text):  # a grammar's rules add up to megabytes
+        depth += 1 if paren.group() == "(" else -1
+        if depth == 0 and paren.start() < len(text) - 1:
             return text
     return text[2:-2]
 

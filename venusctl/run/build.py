@@ -7,7 +7,7 @@ The CLI parses flags into a `RunRequest` and calls `run_task`; `replay` and
 from __future__ import annotations
 
 import logging
-from contextlib import ExitStack, closing
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from venusctl.run.observers import (
 )
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Guard
-from venusctl.safety.ocr import TesseractReader
+from venusctl.safety.ocr import shared_reader
 from venusctl.safety.setup import (
     RunSafety,
     SafetyOptions,
@@ -305,7 +305,7 @@ def run_checked(
                 RecordObserver(recorder), *_cache_observers(cached),
                 *_output_observers(request.output), *(observers or [])]),
             gate=gate,
-            reader=stack.enter_context(closing(TesseractReader())),
+            reader=shared_reader(),
             approvals=approvals,
         )
         return agent.run()

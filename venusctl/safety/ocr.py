@@ -415,3 +415,21 @@ def read_nameless(reader: TextReader, targets: tuple[Target, ...], screen: Scree
             target = Target(target.where, element)
         found.append(target)
     return tuple(found)
+
+
+_SHARED: dict[Path | None, TesseractReader] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_reader() -> TesseractReader:
+    """This process's reader for the language files found now (`tessdata_dir`).
+
+    Loading a script group's engine reads its language files, about half a second for
+    the Latin group: shared, the runs of a batch, the checks after them and the runs an
+    API caller starts in one process load each group once. The reader serialises its
+    reads; its engines live as long as the process and are never closed."""
+    folder = tessdata_dir()
+    with _SHARED_LOCK:
+        if folder not in _SHARED:
+            _SHARED[folder] = TesseractReader(folder)
+        return _SHARED[folder]

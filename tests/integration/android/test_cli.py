@@ -153,8 +153,8 @@ def test_several_phones_need_a_choice(phone_env: PhoneEnv, tmp_path: Path,
             del os.environ["ANDROID_SERIAL"]
         assert code == 0 and json.loads(out)["serial"] == second.serial
     finally:
-        second.stop()
         phone_env.server.detach(second)
+        second.stop()
 
 
 def test_missing_adb(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,

@@ -52,8 +52,8 @@ def test_two_phones_on_a_remote_adb_server_run_tasks_side_by_side(
         assert notes == ["bread", "eggs", "milk", "tea"]
         assert phone_env.state.notes and second.state.notes  # both phones did work
     finally:
-        second.stop()
         phone_env.server.detach(second)
+        second.stop()
 
 
 def test_a_task_for_a_phone_nobody_has_fails_with_exit_5_in_its_result(

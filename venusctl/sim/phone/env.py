@@ -131,8 +131,17 @@ class AdbServer:
             time.sleep(0.05)
 
     def detach(self, phone: FakePhone) -> None:
-        if self.alive():
+        """`adb disconnect` the phone and wait until the server no longer lists it.
+
+        The server answers `disconnect` before it forgets the device, and one whose
+        phone has just stopped is listed `offline` while the server retries it: the next
+        phone on this server would otherwise meet it in `adb devices`."""
+        deadline = time.monotonic() + CONNECT_TIMEOUT_S
+        while self.alive() and phone.serial in self.devices():
+            if time.monotonic() > deadline:
+                raise SimUnavailable(f"{phone.serial} stayed attached: {self.devices()}")
             self.run("disconnect", phone.serial)
+            time.sleep(0.05)
 
 
 def probe(port: int) -> str | None:
@@ -224,9 +233,9 @@ class PhoneEnv(Environment):
     def stop(self) -> None:
         ending = self._given is None and self._server is not None and self._server.own
         if self._phone is not None:
-            self._phone.stop()
             if self._server is not None and not ending:
                 self._server.detach(self._phone)
+            self._phone.stop()
         self._phone = None
         if self._given is None and self._server is not None:
             self._server.stop()
