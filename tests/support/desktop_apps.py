@@ -24,6 +24,7 @@ from tests.support.x11 import wait_until
 from venusctl.sim.xserver import TkApp, XServer
 
 SYSTEM_PYTHON = "/usr/bin/python3"
+BARRIER = "_VENUSCTL_BARRIER"  # the property both apps answer (gtkapp.py, venusctl/sim/tkapp.py)
 GTK_CHECK = "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk"
 
 
@@ -75,6 +76,25 @@ class LoggedApp:
 
     def effects(self) -> list[str]:
         return [e["effect"] for e in self.events() if e["event"] == "effect"]
+
+    def handled_earlier_input(self, server: XServer, timeout: float = 30) -> None:
+        """Return once the app has handled every event the X server had for it before
+        this call, and logged what those events did.
+
+        Sets a property on the app's window; the server queues the change notice after
+        every event it already queued for the app, and the app logs `barrier` when it
+        reaches it. A test that must show something did *not* happen waits for this
+        instead of waiting a while."""
+        xid = next(e["xid"] for e in self.events() if e["event"] == "ready" and "xid" in e)
+        before = self._barriers()
+        subprocess.run([require("xprop"), "-id", str(xid), "-f", BARRIER, "8s", "-set", BARRIER,
+                        str(before)], env=server.env(), check=True, capture_output=True,
+                       timeout=timeout)
+        wait_until(lambda: self._barriers() > before, timeout,
+                   "the app to handle the input it was sent")
+
+    def _barriers(self) -> int:
+        return sum(1 for e in self.events() if e["event"] == "barrier")
 
     def wait_ready(self, timeout: float = 30) -> None:
         def ready() -> bool:

@@ -27,9 +27,11 @@ import gi
 
 gi.require_version("Gtk", "3.0")
 gi.require_version("Gdk", "3.0")
-from gi.repository import Gdk, GLib, Gtk  # noqa: E402 - the version must be chosen first
+gi.require_version("GdkX11", "3.0")
+from gi.repository import Gdk, GdkX11, GLib, Gtk  # noqa: E402 - the version must be chosen first
 
 FILES = ("report.txt", "photo.png", "notes.md")
+BARRIER = "_VENUSCTL_BARRIER"  # tests/support/desktop_apps.py sets it
 
 
 class Log:
@@ -83,8 +85,22 @@ class Scene:
             x, y = widget.translate_coordinates(widget.get_toplevel(), 0, 0)
             alloc = widget.get_allocation()
             widgets[key] = [origin.x + x, origin.y + y, alloc.width, alloc.height]
-        self.log.write(event="ready", widgets=widgets)
+        window = self.windows[0].get_window()
+        assert isinstance(window, GdkX11.X11Window)
+        self.log.write(event="ready", widgets=widgets, xid=window.get_xid())
         return False
+
+    def answer_barriers(self) -> None:
+        """Log `barrier` when a test sets BARRIER on the first window: X delivers events
+        in order and GTK dispatches them in order, so every effect of the input sent
+        before is in the log by then (a test's proof that nothing more will come)."""
+        def changed(_window: Gtk.Window, event: Gdk.EventProperty) -> bool:
+            if event.atom.name() == BARRIER:
+                self.log.write(event="barrier")
+            return False
+
+        self.windows[0].add_events(Gdk.EventMask.PROPERTY_CHANGE_MASK)
+        self.windows[0].connect("property-notify-event", changed)
 
 
 def column(*widgets: Gtk.Widget, spacing: int = 8) -> Gtk.Box:
@@ -373,6 +389,7 @@ def main(argv: list[str]) -> None:
         at = (int(x), int(y))
     scene = Scene(Log(argv[1]), at)
     SCENARIOS[argv[0]](scene)
+    scene.answer_barriers()
     for window in scene.windows:
         window.show_all()
     if scene.focus is not None:

@@ -7,6 +7,10 @@ every widget, so a test can aim at them; then one line per X event (press, relea
 motion with a button held, wheel, keys, enter/leave) and `saved` when the Save button
 is pressed. Tests read what arrived from this log, not from pyautogui.
 
+A change to any property of the main window (`xprop -id XID -set ...`, XID from the
+ready line) is logged as `{"event": "barrier"}`: X delivers events to the app in order,
+so once that line is there, every effect of the input sent before has been logged.
+
 A scenario (`SCENES`) replaces the widgets by a window of the
 desktop red-team corpus (buttons that delete, a drawn "Pay" button, a file list...);
 what such a window does is logged as `{"event": "effect", "effect": ...}`. Tk
@@ -101,7 +105,7 @@ def report_ready(root: tk.Tk, widgets: dict[str, tk.Widget], log: EventLog) -> N
               for name, w in widgets.items()}
     log.write({"event": "ready", "widgets": bounds,
                "window": [root.winfo_rootx(), root.winfo_rooty(), root.winfo_width(),
-                          root.winfo_height()]})
+                          root.winfo_height()], "xid": root.winfo_id()})
 
 
 def report_when_focused(root: tk.Tk, widgets: dict[str, tk.Widget], log: EventLog,
@@ -331,6 +335,7 @@ def main(argv: list[str]) -> None:
         log = EventLog(out)
         widgets = build(root, log) if scenario is None else SCENES[scenario](root, log)
         bind_events(root, widgets, log)
+        root.bind("<Property>", lambda e: e.widget is root and log.write({"event": "barrier"}))
         root.wait_visibility()
         root.after(150, lambda: report_when_focused(root, widgets, log))
         root.mainloop()
