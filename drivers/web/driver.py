@@ -598,8 +598,6 @@ class WebDriver:
         try:
             self._await_listed_tabs()
             pages = [p for p in self.browser_context.pages if not p.is_closed()]
-        except DeviceError:
-            raise
         except Exception as exc:
             raise DeviceError(f"the browser is gone: {first_line(exc)}") from None
         if not pages:

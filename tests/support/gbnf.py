@@ -63,13 +63,13 @@ class Grammar:
             self._memo: dict[str, dict[str, int]] = {}
         return self._memo
 
-    def _post_order(self, root: str) -> list[str]:
-        """Rules reachable from `root`, each after the rules it refers to; a rule met
+    def _post_order(self, *roots: str) -> list[str]:
+        """Rules reachable from `roots`, each after the rules it refers to; a rule met
         again while still open is part of a cycle (marked by `_cyclic`)."""
         if not hasattr(self, "_cyclic"):
             self._cyclic: set[str] = set()
         order, state = [], {}
-        stack = [(root, False)]
+        stack = [(root, False) for root in reversed(roots)]
         while stack:
             name, done = stack.pop()
             if done:
@@ -183,7 +183,7 @@ class Grammar:
         if hasattr(self, "_shortest"):
             return self._shortest
         best = {name: INFINITE for name in self.rules}
-        order = self._all_post_order()  # referred rules first: one pass settles all but cycles
+        order = self._post_order(*self.rules)  # referred first: one pass settles all but cycles
         changed = True
         while changed:
             changed = False
@@ -194,24 +194,6 @@ class Grammar:
                     changed = True
         self._shortest = best
         return best
-
-    def _all_post_order(self) -> list[str]:
-        """Every rule, each after the rules it refers to (as far as cycles allow)."""
-        order: list[str] = []
-        state: dict[str, bool] = {}  # False: open, True: done
-        for root in self.rules:
-            stack = [(root, False)]
-            while stack:
-                name, done = stack.pop()
-                if done:
-                    state[name] = True
-                    order.append(name)
-                elif name not in state:
-                    state[name] = False
-                    stack.append((name, True))
-                    stack.extend((ref, False) for ref in _refs(self.rules[name])
-                                 if ref not in state)
-        return order
 
     def _node_shortest(self, node: Node, best: dict[str, int]) -> int:
         kind = node[0]

@@ -26,6 +26,7 @@ popup menu is its own small window over the one it came from).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -417,10 +418,6 @@ def read_nameless(reader: TextReader, targets: tuple[Target, ...], screen: Scree
     return tuple(found)
 
 
-_SHARED: dict[Path | None, TesseractReader] = {}
-_SHARED_LOCK = threading.Lock()
-
-
 def shared_reader() -> TesseractReader:
     """This process's reader for the language files found now (`tessdata_dir`).
 
@@ -428,8 +425,9 @@ def shared_reader() -> TesseractReader:
     the Latin group: shared, the runs of a batch, the checks after them and the runs an
     API caller starts in one process load each group once. The reader serialises its
     reads; its engines live as long as the process and are never closed."""
-    folder = tessdata_dir()
-    with _SHARED_LOCK:
-        if folder not in _SHARED:
-            _SHARED[folder] = TesseractReader(folder)
-        return _SHARED[folder]
+    return _reader_for(tessdata_dir())
+
+
+@functools.cache
+def _reader_for(folder: Path | None) -> TesseractReader:
+    return TesseractReader(folder)
