@@ -37,10 +37,7 @@ class Grammar:
             if not line.strip():
                 continue
             name, body = line.split(" ::= ", 1)
-            parser = _Parser(body)
-            rules[name.strip()] = parser.alternatives()
-            if parser.pos != len(body):
-                raise ValueError(f"trailing text in rule {name}: {body[parser.pos:][:40]!r}")
+            rules[name.strip()] = _parsed_body(body, name)
         return cls(rules)
 
     # ------------------------------------------------------------------ longest
@@ -161,12 +158,12 @@ class Grammar:
         """Longest in bytes: that is also the most characters as a parser counts them
         (a 4-byte character counts one, an escape's six bytes may count one)."""
         memo = self._longest_memo["bytes"]
-        finite = [n for n in options if self._node_longest(n, memo, "bytes") < INFINITE]
+        finite = [(length, n) for n in options
+                  if (length := self._node_longest(n, memo, "bytes")) < INFINITE]
         if capped and len(finite) < len(options):  # an unbounded part: find its way out
             return min(options, key=lambda n: self._node_shortest(n, shortest))
         if finite and rng.random() < pressure:
-            return max(finite, key=lambda n: (self._node_longest(n, memo, "bytes"),
-                                              rng.random()))
+            return max(finite, key=lambda pair: (pair[0], rng.random()))[1]
         return rng.choice(options)
 
     @staticmethod
@@ -320,6 +317,24 @@ class _Parser:
             ranges.append((ord(low), ord(high)))
         self.pos += 1
         return ("cls", negated, tuple(ranges))
+
+
+_BODIES: dict[str, Node] = {}
+
+
+def _parsed_body(body: str, name: str) -> Node:
+    """A rule body's tree. The grammars the tests build for different surfaces and
+    budgets share most string rules word for word (two thirds of their text), so each
+    body is read once per process; a tree holds no state and refers to rules only by
+    name, so one grammar's use of it never affects another's."""
+    node = _BODIES.get(body)
+    if node is None:
+        parser = _Parser(body)
+        node = parser.alternatives()
+        if parser.pos != len(body):
+            raise ValueError(f"trailing text in rule {name}: {body[parser.pos:][:40]!r}")
+        _BODIES[body] = node
+    return node
 
 
 def _refs(node: Node) -> list[str]:

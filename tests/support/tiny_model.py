@@ -671,6 +671,14 @@ def tiny_model() -> ModelFiles:
     return ensure_model(TINY)
 
 
+@pytest.fixture(scope="session")
+def grammatical_model() -> ModelFiles:
+    """`TINY_GRAMMATICAL`: one known, valid answer (a Click) at every step. For runs whose
+    length must not hang on what a random model writes: its browser answers may hold a
+    `LongPress` for up to 30 seconds, as the authors' harness would."""
+    return ensure_model(TINY_GRAMMATICAL)
+
+
 def main() -> None:
     """`python -m tests.support.tiny_model [tiny|vocab|grammatical|9b]`: generate, print
     the paths."""

@@ -12,7 +12,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.tiny_model import ModelFiles, tiny_model  # noqa: F401 - a fixture
+from tests.support.tiny_model import (  # noqa: F401 - fixtures
+    ModelFiles,
+    grammatical_model,
+    tiny_model,
+)
 
 API_KEY = "sk-venus-test-6f1c0ffee"
 
@@ -26,12 +30,25 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def llama_server(tiny_model: ModelFiles, tmp_path_factory: pytest.TempPathFactory,  # noqa: F811
                  ) -> Iterator[str]:
-    """The server's URL; it needs API_KEY. Its log is kept for failures."""
+    """The server's URL, serving the random tiny model; it needs API_KEY. Its log is
+    kept for failures."""
+    yield from _serve(tiny_model, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def grammatical_server(grammatical_model: ModelFiles,  # noqa: F811
+                       tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The same server, serving the model that answers one valid Click at every step:
+    for multi-step runs, whose time must not depend on what a random model writes."""
+    yield from _serve(grammatical_model, tmp_path_factory)
+
+
+def _serve(files: ModelFiles, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     log_path: Path = tmp_path_factory.mktemp("llama-server") / "server.log"
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(tiny_model.model),
-        "--clip_model_path", str(tiny_model.mmproj), "--chat_format", "mtmd",
+        sys.executable, "-m", "llama_cpp.server", "--model", str(files.model),
+        "--clip_model_path", str(files.mmproj), "--chat_format", "mtmd",
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192",
         "--flash_attn", "true", "--api_key", API_KEY,
     ]

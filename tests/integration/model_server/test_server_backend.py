@@ -58,12 +58,12 @@ def test_ground_through_the_server(llama_server, tmp_path):
     no_key_anywhere(tmp_path, result.stdout, result.stderr)
 
 
-def test_do_runs_steps_through_the_server_on_the_web_driver(llama_server, tmp_path):
+def test_do_runs_steps_through_the_server_on_the_web_driver(grammatical_server, tmp_path):
     runs = tmp_path / "runs"
     with ShopServer() as shop:
         result = venusctl(
             "do", "order a green one for Ada", "--driver", "web", "--url", shop.url + "/",
-            "--browser-path", chromium(), "--server", llama_server,
+            "--browser-path", chromium(), "--server", grammatical_server,
             "--api-key-env", "SHOP_MODEL_KEY", "--max-steps", "2", "--max-tokens", "300",
             "--confirm", "never", "--yes", "--runs-dir", str(runs), "-v",
             env={"SHOP_MODEL_KEY": API_KEY, "VENUSCTL_SERVER_GRAMMAR": "1"}, timeout=240)

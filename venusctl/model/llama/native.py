@@ -22,6 +22,7 @@ import numpy as np
 
 from venusctl.core.errors import ModelError
 from venusctl.model.llama import logs as llama_logs
+from venusctl.model.llama.grammars import ParsedGrammars
 from venusctl.model.llama.utf8 import WholeCharacters
 
 _backend_ready = False
@@ -150,6 +151,7 @@ class TextModel:
         self.n_ctx_train = int(llama_cpp.llama_model_n_ctx_train(handle))
         self._pieces: dict[int, bytes] = {}
         self._whole: WholeCharacters | None = None
+        self.grammars = ParsedGrammars(llama_cpp, self.vocab)
 
     def meta(self, key: str) -> str | None:
         llama_cpp = _llama()
@@ -204,6 +206,7 @@ class TextModel:
 
     def close(self) -> None:
         if self.handle:
+            self.grammars.close()
             _llama().llama_model_free(self.handle)
             self.handle = None
 

@@ -30,7 +30,6 @@ import numpy as np
 
 from venusctl.core.errors import ModelError
 from venusctl.model.base import SamplingOptions
-from venusctl.model.llama import logs as llama_logs
 from venusctl.model.llama.native import Context, TextModel, _llama
 
 TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
@@ -94,12 +93,7 @@ class Sampler:
         logits[ids] = values
 
     def _grammar(self, grammar: str) -> Any:
-        bookmark = llama_logs.mark()
-        sampler = self.llama.llama_sampler_init_grammar(self.model.vocab, grammar.encode(), b"root")
-        if not sampler:
-            reason = llama_logs.last_problem(bookmark, "the grammar could not be parsed")
-            raise ModelError(f"invalid grammar: {reason}")
-        return sampler
+        return self.model.grammars.sampler(grammar)
 
     # ----------------------------------------------------------------- choosing
     def sample(self, source: Context | np.ndarray) -> int:
