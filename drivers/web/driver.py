@@ -50,6 +50,7 @@ from venusctl.core.text import first_line
 from venusctl.drivers.base import ActionResult, Element, Screen, ScreenContext
 from venusctl.drivers.capabilities import Capability
 from venusctl.drivers.settle import wait_until_stable
+from venusctl.drivers.web.capture import capture
 from venusctl.drivers.web.describe import SETTLE_JS, Describer
 from venusctl.drivers.web.fields import SecretFields, focused_handle, sensitive_boxes
 from venusctl.drivers.web.files import FileTransfers
@@ -273,23 +274,13 @@ class WebDriver:
 
     def _capture(self, image_format: str, quality: int) -> Screen:
         self._follow_tabs()
-        kwargs: dict[str, Any] = {"type": image_format, "scale": "css", "timeout": 15000}
+        kwargs: dict[str, Any] = {"type": image_format, "scale": "css"}
         if image_format == "jpeg":
             kwargs["quality"] = quality
-        data = self._call(lambda: self._screenshot_bytes(kwargs), "take a screenshot")
+        data = self._call(lambda: capture(self.page, kwargs, self._raise_if_gone),
+                          "take a screenshot")
         mime = "image/jpeg" if image_format == "jpeg" else "image/png"
         return Screen(data, mime, self._viewport(), self.context_info(), time.time())
-
-    def _screenshot_bytes(self, kwargs: dict[str, Any]) -> bytes:
-        """A tab that has just opened or is mid-navigation can refuse a capture for a
-        moment; try a few times before calling the browser broken."""
-        for _attempt in range(3):
-            try:
-                return bytes(self.page.screenshot(**kwargs))
-            except Exception as exc:
-                self._raise_if_gone(exc)
-                self.page.wait_for_timeout(150)
-        return bytes(self.page.screenshot(**kwargs))
 
     def _viewport(self) -> ScreenSize:
         size = self.page.viewport_size or {
