@@ -14,10 +14,19 @@ again only once the focused application has answered an EWMH `_NET_WM_PING` sent
 after the press (its events arrive in order, so an answer means it read them), or,
 for an application that does not list `_NET_WM_PING` among its protocols, once
 `REBIND_AFTER_S` has passed. Only a window that lists it is pinged: xterm closes on
-any `WM_PROTOCOLS` message it does not know. A rebound keycode is pinged once more
-before it is pressed, so that the application has taken in the new binding first.
-Every Type action ends with the same check, so the action is reported done only
-when the application has the text; the bindings are put back when the driver closes.
+any `WM_PROTOCOLS` message it does not know.
+
+A new binding must also reach the application before the press that uses it. Tk
+turns a key press into a character as it moves the event off the connection, and
+takes in a keyboard-map change only when it handles that event, so a press that
+arrives together with the change is read by the old map: nothing, or the previous
+character (measured: one Tk field in three lost a character of a 24-letter Greek
+text). So the characters a Type action needs are bound together before its first
+press, and the application is then pinged once, or, when it takes no pings, given
+`TAKE_IN_S` to wake up and read the change; a keycode rebound mid-text is handled
+the same way. Every Type action ends with a ping too, so the action is reported done
+only when the application has the text; the bindings are put back when the driver
+closes.
 """
 
 from __future__ import annotations
@@ -38,6 +47,10 @@ PING_TIMEOUT_S = 10.0
 REBIND_AFTER_S = 0.5
 """For an application that does not answer pings: how long a keycode it was sent stays
 bound before it may carry another character."""
+TAKE_IN_S = 0.1
+"""For an application that does not answer pings: how long it is given to read a change
+of the keyboard map before a key press relies on it (it needs to run once in between;
+50 ms already removed every loss measured on a loaded 2-core machine)."""
 SPARE_RESERVE = 2
 """Spare keycodes left alone for other tools that bind a scratch key (xdotool binds the
 last free one)."""
@@ -101,6 +114,8 @@ class KeymapTyper:
             if not typeable(char):
                 raise ActionFailed(f"cannot type the character U+{ord(char):04X}: "
                                    "no key press carries it")
+        self._bind_ahead(text)
+        for char in text:
             code = self._keycode(char)
             self._xtest.fake_input(self.display, self._X.KeyPress, code)
             self._xtest.fake_input(self.display, self._X.KeyRelease, code)
@@ -109,6 +124,24 @@ class KeymapTyper:
             self.unconfirmed.add(code)
             self.bound.move_to_end(code)
         self.confirm()
+
+    def _bind_ahead(self, text: str) -> None:
+        """Bind the characters of `text` that have no keycode yet to free ones, all
+        before the first press, and let the application take the change in once."""
+        new = [char for char in dict.fromkeys(text) if char not in self.bound.values()]
+        free = [code for code in self.spare if code not in self.bound]
+        for char, code in zip(new, free, strict=False):
+            self.display.change_keyboard_mapping(code, [(keysym_of(char),) * self.width])
+            self.bound[code] = char
+        if new and free:
+            self.display.sync()
+            self._take_in()
+
+    def _take_in(self) -> None:
+        """Return once the focused application has read the keyboard-map changes made so
+        far: its answer to a ping, or `TAKE_IN_S` when it takes no pings."""
+        if not self.confirm(changed=True):
+            time.sleep(TAKE_IN_S)  # no ping to ask: the bound is all there is
 
     def _keycode(self, char: str) -> int:
         """A keycode bound to `char`: one already bound, a free one, else the oldest
@@ -123,30 +156,28 @@ class KeymapTyper:
             wait = REBIND_AFTER_S - (time.monotonic() - self.sent_at.get(code, 0.0))
             if code in self.unconfirmed and wait > 0:
                 time.sleep(wait)  # no ping answered: the bound is all there is
-        rebinding = code in self.bound
         self.display.change_keyboard_mapping(code, [(keysym_of(char),) * self.width])
         self.display.sync()
         self.bound[code] = char
-        if rebinding:  # the application hears of the new binding before the press (Tk
-            self.unconfirmed.add(code)  # read a rebound key by its old binding otherwise)
-            self.confirm()
         self.unconfirmed.discard(code)
+        self._take_in()
         return code
 
     # ------------------------------------------------------------------ confirming
-    def confirm(self) -> None:
-        """Return once the focused application has read every press sent so far (its
-        answer to a ping sent after them), or at once when it does not take pings.
-        An application that takes longer than `PING_TIMEOUT_S` is an error said plainly:
-        the text may not all have arrived."""
-        if not self.unconfirmed:
-            return
+    def confirm(self, changed: bool = False) -> bool:
+        """Return once the focused application has read every press sent so far (and
+        with `changed`, the keyboard-map changes): its answer to a ping sent after them,
+        or at once when it does not take pings; whether it answered. An application
+        that takes longer than `PING_TIMEOUT_S` is an error said plainly: the text may
+        not all have arrived."""
+        if not self.unconfirmed and not changed:
+            return True
         found = self._focused_top_level()
         if found is None:
-            return
+            return False
         window, listed = found
         if not listed:
-            return
+            return False
         self._stamp = (self._stamp + 1) & 0xFFFFFFFF
         self._send_ping(window, self._stamp)
         deadline = time.monotonic() + PING_TIMEOUT_S
@@ -155,7 +186,7 @@ class KeymapTyper:
                 event = self.display.next_event()
                 if self._is_answer(event, window, self._stamp):
                     self.unconfirmed.clear()
-                    return
+                    return True
             time.sleep(0.005)
         raise ActionFailed(f"the focused application did not take the typed text within "
                            f"{PING_TIMEOUT_S:.0f} s; some of it may be missing")
