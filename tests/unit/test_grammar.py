@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.support.action_strategies import actions
-from tests.support.tiny_model import TINY, ensure_model
 from venusctl.core.actions import ACTION_SETS, Launch, Surface, parse, parse_action, render
 from venusctl.core.errors import ParseError
 from venusctl.model.base import SamplingOptions
@@ -52,13 +51,6 @@ AUTHORS_EXAMPLE_OUTPUTS = [
     "音乐，先取消原有定时播放，再重新开启并确认时间为早上7:30、播放周期为周一至周五、播放内容为"
     "“我的收藏”。')</action>",
 ]
-
-
-@pytest.fixture(scope="module")
-def vocab() -> TextModel:
-    model = TextModel(ensure_model(TINY).model, vocab_only=True)
-    yield model
-    model.close()
 
 
 class _Grammars(dict):

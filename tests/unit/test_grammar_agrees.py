@@ -20,12 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.gbnf import INFINITE, Grammar
-from tests.support.tiny_model import TINY, ensure_model
 from tests.unit.test_grammar import accepts
 from venusctl.core.actions import MAX_ACTION_TEXT, Surface, parse, parse_action
 from venusctl.core.errors import ParseError
 from venusctl.model.grammar import BUDGET_STEPS, GrammarOptions, action_grammar, fitting_budget
-from venusctl.model.llama.native import TextModel
 
 M, D, B = Surface.MOBILE, Surface.DESKTOP, Surface.BROWSER
 NO_FILES = frozenset({"Upload", "Download"})
@@ -56,13 +54,6 @@ class _Grammars(dict):
 @pytest.fixture(scope="module")
 def grammars() -> _Grammars:
     return _Grammars()
-
-
-@pytest.fixture(scope="module")
-def vocab() -> TextModel:
-    model = TextModel(ensure_model(TINY).model, vocab_only=True)
-    yield model
-    model.close()
 
 
 def _answer(name: str, generated: str) -> str:

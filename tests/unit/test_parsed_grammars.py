@@ -29,13 +29,6 @@ class _Counting:
         return getattr(_llama(), name)
 
 
-@pytest.fixture(scope="module")
-def vocab() -> TextModel:
-    model = TextModel(ensure_model(TINY).model, vocab_only=True)
-    yield model
-    model.close()
-
-
 def _token(vocab: TextModel, text: str) -> int:
     (token,) = vocab.tokenize(text, special=False)
     return token
