@@ -669,11 +669,11 @@ class WebDriver:
         self._closed = True
         if self._hold is not None:
             self._hold.stopped = True  # requests still held are refused, never sent
-        # a kept session's page and browser outlive the command; only the hold goes
-        closers = (self._hold and self._hold.close, self._tabs and self._tabs.close
-                   ) if self.options.keep_page else (
-            self.browser_context.close, self._hold and self._hold.close,
-            self._tabs and self._tabs.close, self._browser and self._browser.close)
+        # a kept session's page and browser outlive the command; only our sessions go
+        closers = [self._hold and self._hold.close, self._tabs and self._tabs.close]
+        if not self.options.keep_page:
+            closers = [self.browser_context.close, *closers,
+                       self._browser and self._browser.close]
         for closer in closers:
             try:
                 if closer:

@@ -50,10 +50,9 @@ def test_samplers_from_one_text_start_fresh_and_move_on_their_own(vocab):
         second.close()
 
 
-def test_a_text_is_parsed_once_and_copied_after():
-    model = TextModel(ensure_model(TINY).model, vocab_only=True)
+def test_a_text_is_parsed_once_and_copied_after(vocab):
     bindings = _Counting()
-    grammars = ParsedGrammars(bindings, model.vocab)
+    grammars = ParsedGrammars(bindings, vocab.vocab)
     try:
         samplers = [grammars.sampler(XY) for _ in range(5)]
         assert bindings.calls["llama_sampler_init_grammar"] == 1
@@ -62,14 +61,12 @@ def test_a_text_is_parsed_once_and_copied_after():
             _llama().llama_sampler_free(sampler)
     finally:
         grammars.close()
-        model.close()
     assert len(grammars) == 0
 
 
-def test_the_least_recently_used_text_is_dropped_and_parsed_again_when_asked():
-    model = TextModel(ensure_model(TINY).model, vocab_only=True)
+def test_the_least_recently_used_text_is_dropped_and_parsed_again_when_asked(vocab):
     bindings = _Counting()
-    grammars = ParsedGrammars(bindings, model.vocab)
+    grammars = ParsedGrammars(bindings, vocab.vocab)
     texts = [f'root ::= "{letter}"' for letter in "abcdefgh"[:KEPT + 1]]
     try:
         for text in [texts[0], *texts[1:KEPT], texts[0], texts[KEPT]]:
@@ -83,7 +80,6 @@ def test_the_least_recently_used_text_is_dropped_and_parsed_again_when_asked():
         assert bindings.calls["llama_sampler_init_grammar"] == parsed + 1
     finally:
         grammars.close()
-        model.close()
 
 
 def test_a_grammar_llama_cpp_refuses_is_an_error_every_time_and_never_kept(vocab):
