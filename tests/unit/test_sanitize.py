@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import logging
+import sys
 
 import pyte
 import pytest
 
 from venusctl.records.store import StepRecord
 from venusctl.safety.confirm import ConfirmRequest, TerminalConfirmer, confirm_lines
-from venusctl.safety.sanitize import json_text, shown, shown_line
+from venusctl.safety.sanitize import SanitizingFormatter, json_text, shown, shown_line
 from venusctl.tui.modals import confirm_text
 
 pytestmark = pytest.mark.unit
@@ -111,3 +113,28 @@ def test_the_progress_line_escapes_the_action_the_target_and_the_error():
     line = out.getvalue()
     assert not any(c in line for c in RAW)
     assert "[bold]now" in line and "\\u202e" in line and "\\x1b]52" in line
+
+
+def _logged_error(formatter: logging.Formatter) -> str:
+    """What the terminal shows for an error a library logs with its traceback (as
+    Playwright logs a reply to a call a Ctrl-C abandoned)."""
+    record = None
+    try:
+        raise RuntimeError("Cannot find command to respond: ab@1\nsecond line")
+    except RuntimeError:
+        record = logging.LogRecord("playwright", logging.ERROR, __file__, 1,
+                                   "Error occurred in %s", ("event listener",),
+                                   sys.exc_info())
+    return formatter.format(record)
+
+
+def test_a_logged_exception_is_one_line_without_verbose():
+    line = _logged_error(SanitizingFormatter("%(name)s: %(message)s"))
+    assert line == ("playwright: Error occurred in event listener "
+                    "(RuntimeError: Cannot find command to respond: ab@1)")
+
+
+def test_verbose_shows_the_whole_traceback():
+    text = _logged_error(SanitizingFormatter("%(name)s: %(message)s", tracebacks=True))
+    assert text.startswith("playwright: Error occurred in event listener\n")
+    assert "Traceback (most recent call last)" in text and "second line" in text

@@ -89,6 +89,6 @@ def setup_logging(verbose: bool) -> None:
 
     handler = RichHandler(
         console=Console(stderr=True), show_path=False, show_time=verbose, markup=False)
-    handler.setFormatter(SanitizingFormatter("%(name)s: %(message)s"))
+    handler.setFormatter(SanitizingFormatter("%(name)s: %(message)s", tracebacks=verbose))
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
                         format="%(name)s: %(message)s", handlers=[handler])

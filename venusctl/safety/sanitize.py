@@ -98,7 +98,22 @@ def markup(text: object) -> str:
 
 
 class SanitizingFormatter(logging.Formatter):
-    """Log lines on a terminal: a message that quotes a page or a model is escaped."""
+    """Log lines on a terminal: a message that quotes a page or a model is escaped.
+
+    Without `tracebacks` (no `-v`) an exception a log record carries is shown as its
+    type and first line on the record's own line: a library logging an error it met
+    (Playwright answering a call that a Ctrl-C abandoned, for one) must not put a
+    traceback in front of a person or a script. `-v` shows the whole traceback."""
+
+    def __init__(self, fmt: str, tracebacks: bool = False) -> None:
+        super().__init__(fmt)
+        self.tracebacks = tracebacks
 
     def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info and not self.tracebacks:
+            error = record.exc_info[1]
+            summary = f"{type(error).__name__}: {str(error).strip()}".splitlines()[0]
+            record = logging.makeLogRecord({**record.__dict__, "msg": f"{record.getMessage()}"
+                                            f" ({summary})", "args": None,
+                                            "exc_info": None, "exc_text": None})
         return shown(super().format(record), newlines=True)
