@@ -83,6 +83,18 @@ def test_wheel_holds_the_package_and_its_data_only(installed: Installed):
                    for n in names)
 
 
+def test_wheel_declares_and_carries_its_licence(installed: Installed):
+    """The licence travels with the package: its SPDX name in the metadata (PEP 639) and
+    the text in the wheel's dist-info, where installers and scanners look."""
+    wheel = zipfile.ZipFile(installed.wheel)
+    (metadata,) = (n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+    fields = wheel.read(metadata).decode()
+    assert "License-Expression: MIT" in fields.splitlines()
+    assert "License-File: LICENSE" in fields.splitlines()
+    (licence,) = (n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE"))
+    assert wheel.read(licence).decode() == (ROOT / "LICENSE").read_text()
+
+
 def test_wheel_installs_and_runs_outside_the_source_tree(installed: Installed):
     check = ("import venusctl, venusctl.drivers.web.driver, venusctl.drivers.base, venusctl.sim\n"
              "from venusctl.interface.messages import load_template\n"
