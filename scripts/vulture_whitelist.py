@@ -5,6 +5,7 @@ is deleted instead. Checked by: .venv/bin/vulture (settings in pyproject.toml).
 # ruff: noqa
 
 # typer commands (registered by decorator)
+format_options  # unused method (venusctl/cli/panels.py: click calls it to draw the options)
 list_command  # unused function (venusctl/cli/cache.py:33)
 show_command  # unused function (venusctl/cli/cache.py:66)
 clear_command  # unused function (venusctl/cli/cache.py:88)

@@ -252,7 +252,7 @@ def test_the_flags_keep_their_defaults_and_a_command_its_own():
     assert defaults["headless"] is True and defaults["viewport"] is None
     start = command.commands["session"].commands["start"]
     assert {p.name: p.default for p in start.params}["viewport"] == "1280x800"
-    help_text = start.get_help(Context(start))
+    help_text = " ".join(start.get_help(Context(start)).split())  # as read, not wrapped
     assert "[default: 1280x800]" in help_text and "[default: jpeg]" in help_text
     batch = command.commands["batch"]
     json_help = next(p.help for p in batch.params if p.name == "json")

@@ -12,8 +12,7 @@ import signal
 import sys
 from types import FrameType
 
-import typer
-
+from venusctl.cli.panels import Typer
 from venusctl.core.errors import ExitCode, VenusError
 
 EXIT_CODES = """\
@@ -22,14 +21,13 @@ configuration error; 3 the agent needs the user (a question or a confirmation
 that could not be asked); 4 stopped by policy (denied action, or aborted at a
 confirmation); 5 device or model unavailable; 130 interrupted."""
 
-app = typer.Typer(
+app = Typer(
     name="venusctl",
     help="A local GUI agent: UI-Venus-2 operates a phone, a desktop or a browser for you.",
     epilog=EXIT_CODES,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode=None,
 )
 
 

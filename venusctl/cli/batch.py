@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from venusctl.cli import panels
 from venusctl.cli.common import (
     OUTPUT,
     WEB_POOL,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from venusctl.batch.results import TaskResult
     from venusctl.batch.runner import BatchReport
 
-POOL = "Surfaces"
+POOL = panels.SURFACE
 ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", "-j", min=1, rich_help_panel=POOL,
                                              help="Tasks at once (browser contexts; phones "
                                                   "and the desktop limit their own).")]

@@ -12,10 +12,11 @@ from rich.console import Console
 from venusctl.cache.entry import Trajectory
 from venusctl.cache.options import resolve_cache
 from venusctl.cache.store import CacheUnusable, Listed, TrajectoryStore
+from venusctl.cli.panels import Typer
 from venusctl.core.errors import UsageError
 from venusctl.core.text import one_line
 
-cache_app = typer.Typer(help="List, inspect and clear the trajectory cache.",
+cache_app = Typer(help="List, inspect and clear the trajectory cache.",
                         no_args_is_help=True)
 KeyArg = Annotated[str, typer.Argument(help="Entry id or a unique prefix of it "
                                             "(see `venusctl cache list`).")]

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from venusctl.cli import panels
 from venusctl.cli.options import Given, Group
 from venusctl.core.options import declare
 from venusctl.drivers.factory import DriverOptions
@@ -43,11 +44,11 @@ class OutputOptions:
         return runs_dir(self.runs_dir)
 
 
-DRIVER = Group(DriverOptions)
+DRIVER = Group(DriverOptions, panel=panels.SURFACE)
 """The driver flags (`--driver`, `--url`, `--viewport`, ...); commands take a part with `just`."""
-BUDGET = Group(AgentSettings)
+BUDGET = Group(AgentSettings, panel=panels.BUDGET)
 """A run's budgets and sampling (`--max-steps`, `--timeout`, `--settle-cap`, ...)."""
-OUTPUT = Group(OutputOptions)
+OUTPUT = Group(OutputOptions, panel=panels.OUTPUT)
 """`--json`, `--quiet`, `--tui`, `--runs-dir`, `-v`: each command takes those it has."""
 WEB_POOL = DRIVER.just("headless", "viewport", "browser_path", "image_format")
 """The browser settings every web slot of a batch starts from."""
@@ -58,6 +59,7 @@ DeviceOpt = DRIVER.option("device")
 CacheOpt = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--cache", metavar="on|off|read|write",
+                 rich_help_panel=panels.MODEL,
                  help="Trajectory cache: replay a task done before while its screens match "
                       "(on: replay and store, read: only replay, write: only store, off). "
                       "Default: on (env VENUSCTL_CACHE, config [cache] mode)."),

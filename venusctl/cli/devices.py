@@ -8,10 +8,11 @@ from typing import Annotated
 import typer
 
 from venusctl.cli.common import OUTPUT, DeviceOpt, VerboseOpt, setup_logging
+from venusctl.cli.panels import Typer
 from venusctl.safety.sanitize import json_text, shown
 
 JsonOpt = OUTPUT.told(json="Print JSON instead of a table.").option("json")
-device_app = typer.Typer(
+device_app = Typer(
     help="Raw phone verbs in phone pixels, without the model or the guard (for debugging).",
     no_args_is_help=True)
 

@@ -22,6 +22,7 @@ from venusctl.cli.batch import (
 from venusctl.cli.common import OUTPUT, WEB_POOL, output_options, setup_logging
 from venusctl.cli.model_options import MODEL, model_options
 from venusctl.cli.options import Given, flags
+from venusctl.cli.panels import Typer
 from venusctl.safety.sanitize import json_text, markup
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from venusctl.evals.grounding import GroundingReport
     from venusctl.evals.scoring import Tally
 
-eval_app = typer.Typer(help="Measure grounding accuracy and task success.",
+eval_app = Typer(help="Measure grounding accuracy and task success.",
                        no_args_is_help=True)
 ModelFileOpt = Annotated[
     Optional[Path],  # noqa: UP045

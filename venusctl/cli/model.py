@@ -9,8 +9,9 @@ from typing import Annotated, Any, Optional
 import typer
 
 from venusctl.cli.common import VerboseOpt, setup_logging
+from venusctl.cli.panels import Typer
 
-model_app = typer.Typer(help="Download, list and inspect models.", no_args_is_help=True)
+model_app = Typer(help="Download, list and inspect models.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from venusctl.cli import panels
 from venusctl.cli.options import Given, Group
 from venusctl.model.settings import ModelSettings
 
 if TYPE_CHECKING:
     from venusctl.run.build import ModelOptions
 
-MODEL = Group(ModelSettings)
+MODEL = Group(ModelSettings, panel=panels.MODEL)
 """Every model flag; a command that has no use for some leaves them out with `but`."""
 
 

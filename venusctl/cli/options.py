@@ -48,6 +48,7 @@ class Group:
     exclude: tuple[str, ...] = ()
     helps: tuple[tuple[str, str], ...] = ()
     defaults: tuple[tuple[str, Any], ...] = ()
+    panel: str | None = None  # where help shows the flags that name no panel of their own
 
     def declared(self) -> Iterator[Flag]:
         """Every flag this group gives a command, in declaration order."""
@@ -61,6 +62,8 @@ class Group:
             default = defaults.get(name, default_of(self.settings, name))
             if name in helps:
                 spec = replace(spec, help=helps[name])
+            if spec.panel is None:
+                spec = replace(spec, panel=self.panel)
             yield Flag(name, spec, kind, default if _fits(default, kind) else None)
 
     def flag_names(self) -> set[str]:

@@ -8,10 +8,11 @@ import typer
 
 from venusctl.cli.common import RunsDirOpt, runs_dir
 from venusctl.cli.options import Given, flags
+from venusctl.cli.panels import Typer
 from venusctl.cli.safety_options import SAFETY, safety_options
 from venusctl.safety.sanitize import json_text, shown
 
-policy_app = typer.Typer(help="Show the safety policy, or try it on a recorded run.",
+policy_app = Typer(help="Show the safety policy, or try it on a recorded run.",
                          no_args_is_help=True)
 
 

@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
-prompts_app = typer.Typer(help="The prompt texts the model is given.", no_args_is_help=True,
-                          rich_markup_mode=None)
+from venusctl.cli.panels import Typer
+
+prompts_app = Typer(help="The prompt texts the model is given.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from venusctl.cli import panels
 from venusctl.cli.common import (
     BUDGET,
     DRIVER,
@@ -30,14 +31,17 @@ if TYPE_CHECKING:
 
 ConfirmOpt = Annotated[
     str,
-    typer.Option(help="Which actions need your confirmation: 'policy' (those the safety "
+    typer.Option(rich_help_panel=panels.SAFETY,
+                 help="Which actions need your confirmation: 'policy' (those the safety "
                       "policy gates), 'all' (every state-changing one), or 'never' (needs "
                       "--yes; denials still stop the run)."),
 ]
-YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Agree in advance (see --confirm; "
-                                                         "`do` also downloads the default "
-                                                         "model without asking).")]
-DryRunOpt = Annotated[bool, typer.Option(help="Observe and decide, but perform nothing.")]
+YesOpt = Annotated[bool, typer.Option(
+    "--yes", "-y", rich_help_panel=panels.SAFETY,
+    help="Agree in advance (see --confirm; `do` also downloads the default model without "
+         "asking).")]
+DryRunOpt = Annotated[bool, typer.Option(help="Observe and decide, but perform nothing.",
+                                          rich_help_panel=panels.SAFETY)]
 
 
 def register(app: typer.Typer) -> None:
@@ -54,13 +58,16 @@ def do(
     driver_flags: Given = None,  # type: ignore[assignment]  # the driver flags
     model_file: Annotated[
         Optional[Path],  # noqa: UP045
-        typer.Option(help="Play back answers from this file (JSON lines or blank-line "
+        typer.Option(rich_help_panel=panels.MODEL,
+                     help="Play back answers from this file (JSON lines or blank-line "
                           "separated) instead of running a model."),
     ] = None,
     model_flags: Given = None,  # type: ignore[assignment]  # the model flags
     budget_flags: Given = None,  # type: ignore[assignment]  # --max-steps, --timeout, ...
     prompt: Annotated[
-        Optional[Path], typer.Option(help="Your own prompt template ({task} inside).")  # noqa: UP045
+        Optional[Path],  # noqa: UP045
+        typer.Option(help="Your own prompt template ({task} inside).",
+                     rich_help_panel=panels.MODEL),
     ] = None,
     confirm: ConfirmOpt = "policy",
     yes: YesOpt = False,

@@ -10,10 +10,11 @@ from rich.console import Console
 from rich.table import Table
 
 from venusctl.cli.common import RunsDirOpt, runs_dir
+from venusctl.cli.panels import Typer
 from venusctl.records.store import StepRecord, StoredRun, list_runs, resolve_run
 from venusctl.safety.sanitize import json_text, markup, shown_line
 
-runs_app = typer.Typer(help="List and inspect recorded runs.", no_args_is_help=True)
+runs_app = Typer(help="List and inspect recorded runs.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,10 +9,11 @@ from typing import Annotated
 
 import typer
 
+from venusctl.cli.panels import Typer
 from venusctl.core.errors import UsageError
 from venusctl.safety.secrets import SecretStore, check_name, placeholder
 
-secret_app = typer.Typer(
+secret_app = Typer(
     help="Store secrets the agent can type without ever seeing them ({{secret:NAME}}).",
     no_args_is_help=True,
 )

@@ -8,8 +8,9 @@ import typer
 
 from venusctl.cli.common import DRIVER, OUTPUT, driver_options, output_options, setup_logging
 from venusctl.cli.options import Given, flags
+from venusctl.cli.panels import Typer
 
-session_app = typer.Typer(
+session_app = Typer(
     help="Keep a browser page (or a phone's or monitor's settings) between commands: "
          "start one, then pass --session NAME to act, screenshot, ground and do.",
     no_args_is_help=True,

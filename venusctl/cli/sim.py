@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from venusctl.cli.common import VerboseOpt, setup_logging
+from venusctl.cli.panels import Typer
 from venusctl.core.errors import UsageError
 
 if TYPE_CHECKING:
     from venusctl.sim.base import Environment
 
-sim_app = typer.Typer(
+sim_app = Typer(
     help="Simulated environments to try tasks, batch files and policies on without a "
          "device: a phone behind the real adb server, the shop web app, a desktop app.",
     no_args_is_help=True)
