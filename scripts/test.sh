@@ -47,10 +47,13 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 
 # Stages, each stopping the script when it fails: the checks (seconds), the unit tests
 # (under a minute), then the integration tests, so a broken unit test is known at once.
-echo "== checks: ruff, vulture, layer contracts"
+echo "== checks: ruff, vulture, layer contracts, the documentation site"
 .venv/bin/ruff check .
 .venv/bin/vulture  # unused code (settings and false positives: pyproject.toml, scripts/vulture_whitelist.py)
 scripts/check_layers.sh  # the import-linter contracts of pyproject.toml
+site_dir="$(mktemp -d)"  # --strict: a broken link, anchor or missing page fails the build
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict -q -d "$site_dir"
+rm -rf "$site_dir"
 
 # Two workers, one test file at a time on each (a file's module fixtures stay in one
 # process): most integration time is waiting on a browser, a phone or an app, not the CPU.

@@ -135,7 +135,7 @@ def choose_serial(devices: list[Attached], wanted: str | None) -> str:
         return match.serial
     if not devices:
         raise DeviceError("no Android phone is attached: connect one by USB with USB debugging "
-                          "on (see the README), or run 'adb connect HOST:PORT'")
+                          "on (docs: drivers/android.md), or run 'adb connect HOST:PORT'")
     if len(devices) > 1:
         listing = ", ".join(f"{d.serial} ({d.state})" for d in devices)
         raise UsageError(f"several phones are attached: {listing}; choose one with --device "

@@ -17,7 +17,7 @@ A thin layer over run/ (like cli/, which it must not import); no logic of its ow
         print(run.outcome.status, run.outcome.message)
 
 Without a confirmer a gated action fails closed (exit code 3 in `run.outcome`), as a
-run without a terminal does. See the README's "Python API" section.
+run without a terminal does. See docs/python-api.md.
 """
 
 from venusctl.api.agent import Agent

@@ -13,7 +13,7 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """Process exit codes, documented in the README and `--help`."""
+    """Process exit codes, documented in docs/commands/index.md and `--help`."""
 
     FINISHED = 0
     FAILED = 1

@@ -6,7 +6,7 @@ gesture timings. Every such setting lives in `TABLE` below, one row per setting,
 with its value on each surface (mobile, desktop, browser, grounding) and, beside
 it, where the authors set it (files of inclusionAI/UI-Venus at `AUTHORS_COMMIT`).
 The rest of venusctl reads these values through `profile_for`; nothing else
-hard-codes them, and the README's interface table is generated from this one.
+hard-codes them, and the docs' interface table (docs/model-interface.md) is generated from this one.
 
 Two interface modes:
 - `authors`: exactly the authors' profile (the default on a GPU or a server);
@@ -285,7 +285,7 @@ def _surface_name(surface: Any) -> str:
 
 
 def table_markdown() -> str:
-    """The README's interface table: every setting, its value per surface, its source."""
+    """The docs' interface table: every setting, its value per surface, its source."""
     lines = ["| setting | mobile | desktop | browser | grounding |",
              "|---|---|---|---|---|"]
     for row in TABLE:

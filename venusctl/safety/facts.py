@@ -90,7 +90,7 @@ class Facts:
 
 
 def groups_of(press: Press) -> frozenset[str]:
-    """The groups rules name in `action:` (see the README's rule reference)."""
+    """The groups rules name in `action:` (see the rule reference in docs/safety.md)."""
     leaf = press.action
     groups = {"any"}
     checks = ((VIEWING, "view"), (NAVIGATING, "navigate"), (RETREATING, "retreat"),

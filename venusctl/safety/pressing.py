@@ -11,7 +11,7 @@ the element acted on and how, which `facts.py` then makes matchable.
 
 The element facts drivers supply (`Element.extra`: dialog, hint, default_button,
 form_buttons, form_fields, mnemonics, selection, terminal, window_class,
-process, frame_origin, nameless, unidentified) are described in the README.
+process, frame_origin, nameless, unidentified) are described in docs/safety.md.
 `PressMemory` carries what one step leaves for the next: the field clicked last,
 the button held down, the keys held, the text typed since the last Enter.
 

@@ -1,4 +1,5 @@
-"""The README's Python API example, run as written against the shop app and Chromium."""
+"""The Python API example of docs/python-api.md, run as written against the shop app
+and Chromium."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tests.support.cli import write_answers
 from tests.support.tools import chromium
 from venusctl.sim.web import ShopServer
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+PAGE = Path(__file__).resolve().parents[3] / "docs" / "python-api.md"
 ORDER = [
     "<think>The name field is first.</think><action>Click(point=(234, 150))</action>",
     "<think>Type the name.</think><action>Type(content='Ada Lovelace')</action>",
@@ -23,16 +24,16 @@ ORDER = [
 ]
 
 
-def readme_example() -> str:
-    section = README.read_text(encoding="utf-8").split("## Python API", 1)[1]
+def docs_example() -> str:
+    section = PAGE.read_text(encoding="utf-8").split("# Python API", 1)[1]
     match = re.search(r"```python\n(.*?)```", section, re.S)
     assert match, "the Python API section has no example"
     return match.group(1)
 
 
-def test_the_readme_example_orders_through_the_api(tmp_path):
+def test_the_docs_example_orders_through_the_api(tmp_path):
     script = tmp_path / "example.py"
-    script.write_text(readme_example(), encoding="utf-8")
+    script.write_text(docs_example(), encoding="utf-8")
     answers = write_answers(tmp_path / "answers.jsonl", ORDER)
     bin_dir = Path(chromium()).parent  # the example finds Chromium on PATH, as a user's would
     with ShopServer() as shop:

@@ -1,4 +1,4 @@
-"""The README's interface table is the profile table: generated from it, kept equal."""
+"""The docs' interface table is the profile table: generated from it, kept equal."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from pathlib import Path
 
 from venusctl.interface.profile import SURFACES, TABLE, table_markdown
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "model-interface.md"
 
 
-def test_the_readme_shows_the_profile_table_verbatim():
-    assert table_markdown() in README.read_text(encoding="utf-8")
+def test_the_docs_show_the_profile_table_verbatim():
+    assert table_markdown() in PAGE.read_text(encoding="utf-8")
 
 
 def test_every_setting_has_a_source_beside_each_value():
