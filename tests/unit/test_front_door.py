@@ -133,3 +133,14 @@ def test_the_readme_links_reach_files_of_the_repository():
     links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README.read_text(encoding="utf-8"))
     local = [link for link in links if "://" not in link]
     assert local and all((ROOT / link).is_file() for link in local), local
+
+
+def test_every_benchmark_section_has_its_date_and_command():
+    """A figure without its date and the command that prints it cannot be checked again."""
+    text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    sections = text.split("\n## ")[1:]
+    assert len(sections) >= 10
+    for body in sections:
+        title = body.split("\n", 1)[0]
+        assert re.search(r"\b20\d\d-\d\d-\d\d\b", body), title
+        assert "benchmarks/" in body, title
