@@ -144,3 +144,22 @@ def test_every_benchmark_section_has_its_date_and_command():
         title = body.split("\n", 1)[0]
         assert re.search(r"\b20\d\d-\d\d-\d\d\b", body), title
         assert "benchmarks/" in body, title
+
+
+def test_every_command_has_an_example_in_the_docs():
+    """The reference says what a command takes; an example says how people use it."""
+    import typer.main
+
+    from venusctl.cli import app
+
+    text = "\n".join(page.read_text(encoding="utf-8") for page in DOCS.rglob("*.md"))
+    examples = "\n".join(code_blocks(text))
+
+    def paths(command: object, path: list[str]) -> list[list[str]]:
+        subs = getattr(command, "commands", {})
+        return [path] * bool(path) + [p for name, sub in subs.items()
+                                      for p in paths(sub, [*path, name])]
+
+    missing = [" ".join(path) for path in paths(typer.main.get_command(app), [])
+               if not re.search(rf"venusctl {re.escape(' '.join(path))}(\s|$)", examples)]
+    assert missing == []
