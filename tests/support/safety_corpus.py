@@ -41,6 +41,7 @@ class Case:
     request: GuardRequest
     before: tuple[GuardRequest, ...] = ()
     policy: dict[str, Any] = field(default_factory=dict)
+    surface: Surface = Surface.BROWSER
 
     @property
     def name(self) -> str:
@@ -77,7 +78,7 @@ def _case(source: str, surface: Surface, raw: dict[str, Any], consequential: boo
     before = tuple(request_of(surface, {"context": context, **step})
                    for step in raw.get("before") or [])
     return Case(source, raw["id"], consequential, raw.get("category"),
-                request_of(surface, raw), before, raw.get("policy") or {})
+                request_of(surface, raw), before, raw.get("policy") or {}, surface)
 
 
 def load_cases() -> list[Case]:

@@ -1,0 +1,75 @@
+"""The guard on mutants of the labelled corpus: the same situations, the words spelled the
+ways an attacker or an unusual app can spell them (tests/support/mutations.py).
+
+The report prints held (consequential mutants gated) and asked (benign mutants gated)
+per axis and surface. Issue 37's bar is at least 98 % held and at most 10 % asked: the
+asked bar is asserted on every axis now, so no defence can buy its held rate with
+needless questions; the held bar is asserted per axis as each defence lands.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from tests.support.mutations import AXES, displayed, outcomes, rates, report
+from tests.support.safety_corpus import load_cases
+from venusctl.safety.policy import load_policy
+
+POLICY = load_policy("default")
+CASES = load_cases()
+
+LABELS = sorted({value for case in CASES for element in
+                 (case.request.element, *(t.element for t in case.request.targets))
+                 if element for value in (element.text, element.name) if value})
+
+
+@pytest.fixture(scope="module")
+def table():
+    return rates(list(outcomes(CASES, lambda case: case.policy_for(POLICY))))
+
+
+@pytest.mark.parametrize("axis", ["zero_width", "variation_selector", "soft_hyphen",
+                                  "bidi_override"])
+def test_an_invisible_mutant_is_drawn_as_the_label_but_spelled_otherwise(axis):
+    changed = 0
+    for label in LABELS:
+        mutant = AXES[axis](label)
+        assert displayed(mutant) == displayed(label), (axis, label, mutant)
+        changed += mutant != label
+    assert changed >= 0.9 * len(LABELS)
+
+
+def test_a_homoglyph_mutant_swaps_latin_letters_for_cyrillic_and_greek_look_alikes():
+    swapped = 0
+    for label in LABELS:
+        mutant = AXES["homoglyph"](label)
+        assert len(mutant) == len(label)
+        for before, after in zip(label, mutant, strict=True):
+            if before != after:
+                assert unicodedata.name(before).startswith("LATIN")
+                assert unicodedata.name(after).split()[0] in {"CYRILLIC", "GREEK"}
+        swapped += mutant != label
+    assert swapped >= 0.5 * len(LABELS)  # the rest are labels in other scripts
+
+
+def test_letter_spacing_keeps_the_letters_in_order():
+    for label in LABELS:
+        mutant = AXES["letter_spacing"](label)
+        assert mutant.replace(" ", "") == label.replace(" ", "")
+        assert all(len(part) == 1 for part in mutant.split())
+
+
+def test_the_report_covers_every_axis_on_every_surface(table, capsys):
+    with capsys.disabled():
+        print("\nsafety mutants, default policy (held: consequential gated; asked: benign "
+              "gated)\n" + report(table))
+    assert {surface for surface, _ in table} == {"web", "phone", "desktop"}
+    assert {axis for _, axis in table} == {"baseline", *AXES}
+    assert all(rate.consequential >= 20 and rate.benign >= 10 for rate in table.values())
+
+
+def test_no_axis_makes_the_guard_ask_about_benign_situations(table):
+    asked = {key: rate.asked_share for key, rate in table.items() if rate.asked_share > 0.10}
+    assert asked == {}
