@@ -28,14 +28,59 @@ _FOLD = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ı": "i"
 _ARABIC_MARKS = re.compile("[\u064b-\u065f\u0670]")
 _ACCENTED = re.compile("[\u00c0-\u052f\u1e00-\u1fff]")
 
+# Characters drawn as nothing: format controls (zero-width spaces and joiners, soft
+# hyphen, bidi controls, word joiner, tags), variation selectors, the combining grapheme
+# joiner and the Hangul fillers. A label may hide a word behind any of them.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U000e0000-\U000e0fff\U0001bca0-\U0001bca3\U0001d173-\U0001d17a]")
+_OPENS = {"\u202a": False, "\u202b": False, "\u202d": False, "\u202e": True}
+"""Embeddings and overrides, each closed by PDF; True: its letters are drawn reversed."""
+_PDF = "\u202c"
+_SPACED = re.compile(r"(?<!\S)\S(?:\s\S)+(?!\S)")
+"""Single characters one space apart form one word ("D E L E T E", "O K", "4 9 . 0 0"); a
+wider gap separates words ("M o v e   t o   t r a s h")."""
+_GAP = re.compile(r"[^\S\n\r]{2,}")
+
 REGEX_PREFIX = "re:"
 
 
+def readable(text: str) -> str:
+    """The text as a person reads it on the screen: invisible characters dropped, a run
+    inside a right-to-left override (stored backwards, "won yaP", drawn forwards) read
+    reversed, and letters spaced one apart read as their word."""
+    joined, spaced = _SPACED.subn(lambda run: "".join(run.group(0).split()), _displayed(text))
+    return _GAP.sub(" ", joined) if spaced else joined  # the wider gaps were word spaces
+
+
+def _displayed(text: str) -> str:
+    if not _INVISIBLE.search(text):
+        return text
+    runs: list[tuple[list[str], bool]] = [([], False)]
+    for char in text:
+        if char in _OPENS:
+            runs.append(([], _OPENS[char]))
+        elif char == _PDF and len(runs) > 1:
+            _close(runs)
+        else:
+            runs[-1][0].append(char)
+    while len(runs) > 1:
+        _close(runs)
+    return _INVISIBLE.sub("", "".join(runs[0][0]))
+
+
+def _close(runs: list[tuple[list[str], bool]]) -> None:
+    chars, reversed_ = runs.pop()
+    runs[-1][0].extend(reversed(chars) if reversed_ else chars)
+
+
 def normalize(text: str | None) -> str:
-    """Lower-case words separated by single spaces (camelCase and snake_case split)."""
+    """Lower-case words separated by single spaces (camelCase and snake_case split), of
+    the text as it is drawn (`readable`)."""
     if not text:
         return ""
-    folded = unicodedata.normalize("NFKC", text)
+    folded = unicodedata.normalize("NFKC", readable(text))
     folded = _CAMEL.sub(" ", folded)
     folded = _ARABIC_MARKS.sub("", _SEPARATORS.sub(" ", folded).casefold()).translate(_FOLD)
     return " ".join(_without_accents(folded).split())
@@ -88,7 +133,7 @@ class KeywordSet:
             found = self._words.search(normalized)
             if found:
                 return found.group(0).strip()
-        lowered = raw.casefold()
+        lowered = readable(raw).casefold()
         for pattern in self._patterns:
             hit = pattern.search(lowered)
             if hit:
