@@ -9,17 +9,14 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import tesserocr
-import typer.main
 from PIL import Image
 
+from tests.support.cli_tree import cli_commands
 from tests.support.tools import chromium
-from venusctl.cli import app
 from venusctl.safety.ocr import tessdata_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,19 +34,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def commands() -> Iterator[tuple[list[str], Any]]:
-    """Every visible command under `venusctl`, read from the typer app (not the docs hook)."""
-
-    def walk(command: Any, path: list[str]) -> Iterator[tuple[list[str], Any]]:
-        if path:
-            yield path, command
-        for name, sub in getattr(command, "commands", {}).items():
-            if not sub.hidden:
-                yield from walk(sub, [*path, name])
-
-    yield from walk(typer.main.get_command(app), [])
-
-
 def reference_sections(site: Path) -> dict[str, str]:
     """Each command heading's id on the built pages, and the text up to the next heading."""
     sections: dict[str, str] = {}
@@ -65,9 +49,9 @@ def reference_sections(site: Path) -> dict[str, str]:
 
 def test_the_reference_lists_every_command_and_option_of_the_app(site: Path):
     sections = reference_sections(site)
-    expected = {"-".join(["venusctl", *path]) for path, _ in commands()}
+    expected = {"-".join(["venusctl", *path]) for path, _ in cli_commands()}
     assert set(sections) == expected
-    for path, command in commands():
+    for path, command in cli_commands():
         text = sections["-".join(["venusctl", *path])]
         assert f"venusctl {' '.join(path)}" in text
         for param in command.params:
@@ -81,7 +65,7 @@ def test_the_reference_lists_every_command_and_option_of_the_app(site: Path):
 def test_every_command_is_linked_from_the_commands_page(site: Path):
     text = (site / "commands" / "index.html").read_text(encoding="utf-8")
     links = set(re.findall(r'href="([\w.]+\.html)#(venusctl-[\w-]+)"', text))
-    for path, _ in commands():
+    for path, _ in cli_commands():
         target = "-".join(["venusctl", *path])
         (page,) = [p for p, anchor in links if anchor == target]
         assert f'id="{target}"' in (site / "commands" / page).read_text(encoding="utf-8")

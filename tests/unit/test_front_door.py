@@ -7,6 +7,8 @@ import re
 import shlex
 from pathlib import Path
 
+from tests.support.cli_tree import cli_commands
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
@@ -148,18 +150,8 @@ def test_every_benchmark_section_has_its_date_and_command():
 
 def test_every_command_has_an_example_in_the_docs():
     """The reference says what a command takes; an example says how people use it."""
-    import typer.main
-
-    from venusctl.cli import app
-
     text = "\n".join(page.read_text(encoding="utf-8") for page in DOCS.rglob("*.md"))
     examples = "\n".join(code_blocks(text))
-
-    def paths(command: object, path: list[str]) -> list[list[str]]:
-        subs = getattr(command, "commands", {})
-        return [path] * bool(path) + [p for name, sub in subs.items()
-                                      for p in paths(sub, [*path, name])]
-
-    missing = [" ".join(path) for path in paths(typer.main.get_command(app), [])
+    missing = [" ".join(path) for path, _ in cli_commands()
                if not re.search(rf"venusctl {re.escape(' '.join(path))}(\s|$)", examples)]
     assert missing == []

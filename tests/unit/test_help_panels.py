@@ -4,27 +4,15 @@ task run read as five short lists, and no option is lost from the help on the wa
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
-import typer.main
 
-from venusctl.cli import app, run_cli
+from tests.support.cli_tree import cli_commands
+from venusctl.cli import run_cli
 from venusctl.cli.panels import OPTIONS
 
 HEADING = re.compile(r"^([A-Z][A-Za-z ]*):$")
 OPTION_LINE = re.compile(r"^  (-[-\w]+(?:, -[-\w]+)*)")
-
-
-def commands() -> Iterator[tuple[list[str], object]]:
-    """Every command and group of the real command line, with the words that reach it."""
-
-    def walk(command: object, path: list[str]) -> Iterator[tuple[list[str], object]]:
-        yield path, command
-        for name, sub in getattr(command, "commands", {}).items():
-            yield from walk(sub, [*path, name])
-
-    yield from walk(typer.main.get_command(app), [])
 
 
 def shown_sections(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, list[str]]:
@@ -53,9 +41,9 @@ def test_do_shows_five_panels_in_order_with_only_help_left_over(capsys):
     assert all(len(options) <= 16 for options in sections.values())
 
 
-@pytest.mark.parametrize("path", [path for path, _ in commands()], ids=" ".join)
+@pytest.mark.parametrize("path", [path for path, _ in cli_commands(root=True)], ids=" ".join)
 def test_every_option_of_every_command_is_shown_once_under_its_panel(path, capsys):
-    command = dict((tuple(p), c) for p, c in commands())[tuple(path)]
+    command = dict((tuple(p), c) for p, c in cli_commands(root=True))[tuple(path)]
     sections = shown_sections(path, capsys)
     shown = [name for section, names in sections.items() if section != "Arguments"
              for name in names]
