@@ -25,10 +25,11 @@ LABELS = sorted({value for case in CASES for element in
                  if element for value in (element.text, element.name) if value})
 
 
-DEFENDED = ("zero_width", "variation_selector", "soft_hyphen", "bidi_override",
+DEFENDED = ("homoglyph", "zero_width", "variation_selector", "soft_hyphen", "bidi_override",
             "letter_spacing")
-"""Axes the guard reads through (`venusctl.safety.text.readable`): a mutant along one of
-them gets the verdict of the case as written."""
+"""Axes the guard reads through (`venusctl.safety.text.readable` and
+`venusctl.safety.lookalike.fold`): a mutant along one of them gets the verdict of the case
+as written."""
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,9 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
+
+from venusctl.safety.lookalike import case_forms, fold, fold_digits, fold_split
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[\s_\-./:?&=#+,;|()\[\]{}\"'`<>*@]+")
@@ -77,13 +80,18 @@ def _close(runs: list[tuple[list[str], bool]]) -> None:
 
 def normalize(text: str | None) -> str:
     """Lower-case words separated by single spaces (camelCase and snake_case split), of
-    the text as it is drawn (`readable`)."""
+    the text as it is drawn (`readable`), look-alike letters read as the ASCII letter they
+    look like (`lookalike.fold`: "Рау" in Cyrillic is "pay")."""
     if not text:
         return ""
-    folded = unicodedata.normalize("NFKC", readable(text))
+    folded = unicodedata.normalize("NFKC", fold_split(readable(text)))
+    folded = fold_digits(_without_accents(folded))
     folded = _CAMEL.sub(" ", folded)
+    # after the camelCase split: a capital's look-alike may be a small letter ("Ь", "b")
+    folded = fold(folded)
     folded = _ARABIC_MARKS.sub("", _SEPARATORS.sub(" ", folded).casefold()).translate(_FOLD)
-    return " ".join(_without_accents(folded).split())
+    # folded again: letters that only become look-alikes in lower case or unvocalised
+    return " ".join(fold(_without_accents(folded)).lower().split())
 
 
 def _without_accents(text: str) -> str:
@@ -110,47 +118,65 @@ class KeywordSet:
 
     source: tuple[str, ...]
     _words: re.Pattern[str] | None
+    _keywords: tuple[tuple[str, str], ...]
+    """Each keyword as the policy writes it, with its pattern."""
     _patterns: tuple[re.Pattern[str], ...]
 
     @classmethod
     def compile(cls, entries: Iterable[str]) -> KeywordSet:
         source = tuple(dict.fromkeys(e for e in entries if e and e.strip()))
-        words: list[str] = []
-        patterns: list[re.Pattern[str]] = []
-        for entry in source:
-            if entry.startswith(REGEX_PREFIX):
-                patterns.append(_regex(entry[len(REGEX_PREFIX):]))
-            else:
-                words.append(_word_pattern(entry))
+        keywords = [" ".join(e.split()) for e in source if not e.startswith(REGEX_PREFIX)]
+        patterns = tuple(_regex(e[len(REGEX_PREFIX):]) for e in source
+                         if e.startswith(REGEX_PREFIX))
         # longest first, so "pay now" is reported rather than "pay"
-        words.sort(key=len, reverse=True)
-        joined = re.compile("|".join(words)) if words else None
-        return cls(source, joined, tuple(patterns))
+        keywords.sort(key=_length, reverse=True)
+        forms = tuple(_word_pattern(k) for k in keywords)
+        joined = re.compile("|".join(forms)) if forms else None
+        return cls(source, joined, tuple(zip(keywords, forms, strict=True)), patterns)
 
     def search(self, normalized: str, raw: str = "") -> str | None:
-        """The matched keyword or pattern text, or None; `raw` feeds the `re:` entries."""
+        """The keyword as the policy writes it (not the label's spelling of it, which may
+        be folded from look-alikes), or the text a pattern matched, or None; `raw` feeds
+        the `re:` entries."""
         if self._words is not None and normalized:
             found = self._words.search(normalized)
-            if found:
-                return found.group(0).strip()
-        lowered = readable(raw).casefold()
-        for pattern in self._patterns:
-            hit = pattern.search(lowered)
-            if hit:
-                return hit.group(0).strip() or pattern.pattern
+            if found:  # which keyword: asked only on a hit, so the search stays one pass
+                return next(k for k, form in self._keywords if re.fullmatch(form, found[0]))
+        if not self._patterns or not raw:
+            return None
+        shown = readable(raw)
+        # as written (a pattern may hold non-Latin letters) and with look-alikes folded
+        for lowered in dict.fromkeys((shown.casefold(), fold(fold(shown).casefold()).lower())):
+            for pattern in self._patterns:
+                hit = pattern.search(lowered)
+                if hit:
+                    return hit.group(0).strip() or pattern.pattern
         return None
 
     def __bool__(self) -> bool:
         return bool(self.source)
 
 
+@cache
+def _length(keyword: str) -> int:
+    return len(normalize(keyword))
+
+
+@cache
 def _word_pattern(keyword: str) -> str:
+    """The keyword in every case form that reads differently (`case_forms`)."""
+    forms = dict.fromkeys(_form_pattern(form) for form in case_forms(keyword))
+    return next(iter(forms)) if len(forms) == 1 else "(?:" + "|".join(forms) + ")"
+
+
+def _form_pattern(keyword: str) -> str:
     if is_wide(keyword):
         return r"\s?".join(re.escape(w) for w in normalize(keyword).split())
     words = normalize(keyword).split()
     if not words:
         return r"(?!x)x"
-    body = r"\s".join(re.escape(w) for w in words)
+    # a capital "I" is drawn as a small "l" ("DeIete"), but case-folds to "i"
+    body = r"\s".join(re.escape(w) for w in words).replace("l", "[li]")
     return rf"(?<!\w){body}(?!\w)"
 
 
