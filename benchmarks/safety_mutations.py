@@ -5,9 +5,10 @@
 Every consequential and benign case of tests/corpus/safety is judged as written (with a
 neutral thought: the baseline) and once per spelling axis of tests/support/mutations.py
 (homoglyphs, zero-width characters, variation selectors, soft hyphens, a right-to-left
-override, letter spacing). Prints held (consequential mutants gated) and asked (benign
-mutants gated), counts and shares, per axis and surface; tests/unit/test_safety_mutations.py
-prints the same table in the suite.
+override, letter spacing) and label axis (the target's words replaced by its category's
+emoji, a symbol, an icon font's glyph, a drawing OCR reads as noise). Prints held
+(consequential mutants gated) and asked (benign mutants gated), counts and shares, per
+axis and surface; tests/unit/test_safety_mutations.py prints the same table in the suite.
 """
 
 from __future__ import annotations

@@ -77,6 +77,55 @@ AXES: dict[str, Callable[[str], str]] = {
 }
 """Spelling axes: the same word on the screen, another string in the accessibility tree."""
 
+LABEL_FIELDS = ("text", "name", "description")
+"""Where a target's own label lives (a dialog's question or a field's hint is context)."""
+SYMBOL = "➤"
+"""➤: a symbol with no settled meaning (send, next, play, go)."""
+PRIVATE_USE = ""
+"""An icon font's glyph: a private-use code point, drawn as a picture, read as nothing."""
+OCR_NOISE = "ee"
+"""What OCR makes of an icon or a picture: a stray pair of letters."""
+
+
+def _label_replaced(element: Element | None, label: str | None, ocr: str | None = None
+                    ) -> Element | None:
+    """The element whose own words are gone: `label` in their place (None: no words at
+    all, and the driver marks it nameless) and, with `ocr`, what OCR read at it."""
+    if element is None or not _own_words(element):
+        return element
+    extra = {k: v for k, v in element.extra.items() if k != "ocr"}
+    if "description" in extra:
+        extra["description"] = label
+    if label is None:
+        extra["nameless"] = True
+    if ocr is not None:
+        extra["ocr"] = ocr
+    return replace(element, text=label if element.text else None,
+                   name=label if element.name else None, extra=extra)
+
+
+def _own_words(element: Element) -> list[str]:
+    return [str(v) for v in (element.text, element.name, element.extra.get("description"))
+            if v and str(v).strip()]
+
+
+CATEGORY_ICON = {"payment": "\U0001f4b3", "delete": "\U0001f5d1", "send": "\U0001f4e4"}
+"""💳 🗑 📤: the emoji an app draws for paying, deleting, sending."""
+
+Relabel = Callable[[Element | None], Element | None]
+LABEL_AXES: dict[str, Callable[[Case], Relabel]] = {
+    "category_icon": lambda case: lambda e: _label_replaced(
+        e, CATEGORY_ICON.get(case.category or "", SYMBOL)),
+    "symbol_label": lambda case: lambda e: _label_replaced(e, SYMBOL),
+    "private_use_icon": lambda case: lambda e: _label_replaced(e, PRIVATE_USE),
+    "ocr_noise": lambda case: lambda e: _label_replaced(e, None, OCR_NOISE),
+}
+"""Label axes: the target's words replaced by a picture. The emoji of the case's category
+(other categories and benign cases: ➤), a symbol with no settled meaning, an icon font's
+glyph, a drawing OCR reads as noise; the rest of the screen, its dialogs and addresses
+stay. Past the category's emoji, held rests on what else the guard reads: the page, the
+dialog, the form, the resource id."""
+
 
 def displayed(text: str) -> str:
     """What a person sees of a mutated string, for checking the mutants themselves:
@@ -114,8 +163,18 @@ def mutate_request(request: GuardRequest, axis: Callable[[str], str] | None) -> 
     """The request with a neutral thought, its words respelled (None: the baseline)."""
     if axis is None:
         return replace(request, thought=NEUTRAL_THOUGHT)
-    targets = tuple(Target(t.where, mutate_element(t.element, axis)) for t in request.targets)
-    return replace(request, element=mutate_element(request.element, axis), targets=targets,
+    return _each_element(request, lambda e: mutate_element(e, axis))
+
+
+def relabel_request(request: GuardRequest, axis: Relabel) -> GuardRequest:
+    """The request with a neutral thought and every target's own label replaced."""
+    return _each_element(request, axis)
+
+
+def _each_element(request: GuardRequest,
+                  change: Callable[[Element | None], Element | None]) -> GuardRequest:
+    targets = tuple(Target(t.where, change(t.element)) for t in request.targets)
+    return replace(request, element=change(request.element), targets=targets,
                    thought=NEUTRAL_THOUGHT)
 
 
@@ -143,13 +202,32 @@ def outcomes(cases: list[Case], policy_for: Callable[[Case], Policy]) -> Iterato
         if not has_visible_words(case.request):
             continue
         policy = policy_for(case)
-        for name, axis in (("baseline", None), *AXES.items()):
+        variants: list[tuple[str, Callable[[GuardRequest], GuardRequest]]] = [
+            ("baseline", lambda r: mutate_request(r, None)),
+            *((name, _spelled(axis)) for name, axis in AXES.items()),
+            *((name, _relabelled(axis(case))) for name, axis in LABEL_AXES.items()
+              if has_own_label(case.request))]
+        for name, variant in variants:
             guard = PolicyGuard(policy)
             for earlier in case.before:
-                guard.check(mutate_request(earlier, axis))
-            verdict = guard.check(mutate_request(case.request, axis))
+                guard.check(variant(earlier))
+            verdict = guard.check(variant(case.request))
             yield Outcome(SURFACES[case.surface], name, case.name, case.consequential,
                           verdict.decision is not Decision.ALLOW)
+
+
+def _spelled(axis: Callable[[str], str]) -> Callable[[GuardRequest], GuardRequest]:
+    return lambda request: mutate_request(request, axis)
+
+
+def _relabelled(axis: Relabel) -> Callable[[GuardRequest], GuardRequest]:
+    return lambda request: relabel_request(request, axis)
+
+
+def has_own_label(request: GuardRequest) -> bool:
+    """Whether some target carries words of its own for a label axis to replace."""
+    return any(e is not None and _own_words(e)
+               for e in (request.element, *(t.element for t in request.targets)))
 
 
 @dataclass(frozen=True)

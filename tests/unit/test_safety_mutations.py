@@ -13,7 +13,17 @@ import unicodedata
 
 import pytest
 
-from tests.support.mutations import AXES, Outcome, displayed, outcomes, rates, report
+from tests.support.mutations import (
+    AXES,
+    LABEL_AXES,
+    Outcome,
+    displayed,
+    has_own_label,
+    outcomes,
+    rates,
+    relabel_request,
+    report,
+)
 from tests.support.safety_corpus import load_cases
 from venusctl.safety.policy import load_policy
 
@@ -78,7 +88,7 @@ def test_the_report_covers_every_axis_on_every_surface(table, capsys):
         print("\nsafety mutants, default policy (held: consequential gated; asked: benign "
               "gated)\n" + report(table))
     assert {surface for surface, _ in table} == {"web", "phone", "desktop"}
-    assert {axis for _, axis in table} == {"baseline", *AXES}
+    assert {axis for _, axis in table} == {"baseline", *AXES, *LABEL_AXES}
     assert all(rate.consequential >= 20 and rate.benign >= 10 for rate in table.values())
 
 
@@ -93,3 +103,31 @@ def test_a_defended_axis_changes_no_verdict(found, axis):
     changed = [o.case for o in found if o.axis == axis and o.gated != baseline[o.case]]
     assert changed == []
     assert sum(o.axis == axis for o in found) == len(baseline) >= 200
+
+
+@pytest.mark.parametrize("axis", LABEL_AXES)
+def test_a_label_mutant_leaves_no_letter_on_the_target_and_keeps_its_context(axis):
+    changed = 0
+    for case in CASES:
+        if not has_own_label(case.request):
+            continue
+        mutant = relabel_request(case.request, LABEL_AXES[axis](case))
+        for before, after in ((case.request.element, mutant.element),
+                              *((t.element, m.element) for t, m in
+                                zip(case.request.targets, mutant.targets, strict=True))):
+            if before is None:
+                continue
+            own = [v for v in (after.text, after.name, after.extra.get("description")) if v]
+            assert not any(c.isalnum() for value in own for c in value), (case.name, own)
+            assert after.resource_id == before.resource_id
+            assert after.extra.get("dialog") == before.extra.get("dialog")
+            changed += after != before
+    assert changed >= 200
+
+
+def test_the_label_axes_are_measured_not_yet_defended(table):
+    """What the guard holds once a label is a picture it cannot name rests on the rest
+    of the screen; the defended floor is what `blind` and the icon vocabulary give."""
+    held = {axis: sum(r.held for (_, a), r in table.items() if a == axis)
+            for axis in LABEL_AXES}
+    assert held["category_icon"] > held["symbol_label"] >= 60

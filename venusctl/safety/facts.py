@@ -35,7 +35,7 @@ from venusctl.safety.guard import GuardRequest, changes_state
 from venusctl.safety.places import host_of, href_of
 from venusctl.safety.pressing import Press
 from venusctl.safety.secrets import names_in
-from venusctl.safety.text import normalize
+from venusctl.safety.text import names, normalize, reads_as_words, symbol_names
 
 VIEWING = (Scroll, Swipe, WheelScroll)
 RETREATING = (PressBack, PressHome)
@@ -60,6 +60,8 @@ class Facts:
     dialog: str = ""
     form: str = ""
     form_fields: str = ""
+    icons: str = ""
+    """The Unicode names of the pictures among the target's shown words (`symbol_names`)."""
     selection: str = ""
     link: str = ""
     page: str = ""
@@ -145,13 +147,17 @@ def shown_words(element: Element | None) -> str:
 
 
 def is_blind(element: Element | None, label: str) -> bool:
-    """Nothing names the target for a person: no words of its own, or a drawing whose
-    reading came back empty."""
-    if not normalize(label) or not normalize(shown_words(element)):
+    """Nothing names the target for a person: no letters or digits of its own (nothing,
+    or only symbols, emoji, an icon font's glyphs: `text.names`), or a drawing whose
+    reading holds no word (`text.reads_as_words`: empty, or noise)."""
+    if element is None or not names(label):
         return True
-    if element is not None and (element.extra.get("nameless")
-                                or element.extra.get("unidentified")):
-        return not normalize(str(element.extra.get("ocr") or ""))
+    reading = str(element.extra.get("ocr") or "")
+    own = " ".join(p for p in (element.name, element.text, *(str(element.extra.get(k) or "")
+                                                            for k in SHOWN_EXTRAS if k != "ocr"))
+                   if p)
+    if element.extra.get("nameless") or element.extra.get("unidentified") or not names(own):
+        return not reads_as_words(reading)
     return False
 
 
@@ -173,6 +179,7 @@ def facts_of(press: Press, request: GuardRequest) -> Facts:
         dialog=normalize(str(extra.get("dialog") or "")),
         form=normalize(element.form_action) if element else "",
         form_fields=normalize(" | ".join(_strings(extra.get("form_fields")))),
+        icons=" | ".join(normalize(n) for n in symbol_names(shown_words(element)).splitlines()),
         selection=normalize(" | ".join(press.selection)),
         link=_link(press, element),
         page=normalize(page_text(context)),

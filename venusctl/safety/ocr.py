@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from venusctl.drivers.base import Element, Screen, ScreenContext
 from venusctl.safety.facts import shown_words
 from venusctl.safety.guard import Target
-from venusctl.safety.text import normalize
+from venusctl.safety.text import names
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -347,14 +347,15 @@ class Reading:
 
 def needs_reading(element: Element | None) -> bool:
     """No element, one the driver marked nameless or unidentified, or one with no words
-    of its own (a bare canvas or image), and not read yet."""
+    of its own (a bare canvas or image, or only symbols and icon-font glyphs:
+    `text.names`), and not read yet."""
     if element is None:
         return True
     extra = element.extra
     if "ocr" in extra:
         return False
     return bool(extra.get("nameless") or extra.get("unidentified")
-                or not normalize(shown_words(element)))
+                or not names(shown_words(element)))
 
 
 def crop_box(point: tuple[int, int], screen_size: tuple[int, int],

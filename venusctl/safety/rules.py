@@ -12,8 +12,8 @@ In YAML:
       unless:                   # the rule is skipped when any of these match
         secret_permitted: true
 
-Text fields (target, role, dialog, form, form_fields, selection, link, page,
-reason, typed) take keywords and `re:` patterns; `input_type`, `detect`, `keys`
+Text fields (target, role, dialog, form, form_fields, icons, selection, link,
+page, reason, typed) take keywords and `re:` patterns; `input_type`, `detect`, `keys`
 take exact values; `app` takes globs; `domain` takes domain patterns; `command`
 takes shell command specs (see `commands.py`), matched against the line a shell
 would run; `blind`, `selected`, `terminal` and `secret_permitted` take booleans.
@@ -33,8 +33,8 @@ from venusctl.safety.guard import Decision
 from venusctl.safety.places import in_apps, in_domains
 from venusctl.safety.text import KeywordSet, normalize
 
-TEXT_FIELDS = ("target", "role", "dialog", "form", "form_fields", "selection", "link", "page",
-               "reason", "typed")
+TEXT_FIELDS = ("target", "role", "dialog", "form", "form_fields", "icons", "selection", "link",
+               "page", "reason", "typed")
 SET_FIELDS = ("action", "input_type", "detect", "keys", "app", "domain", "command")
 BOOL_FIELDS = ("blind", "selected", "terminal", "secret_permitted")
 FIELDS = TEXT_FIELDS + SET_FIELDS + BOOL_FIELDS
@@ -163,6 +163,7 @@ _TEXT_SOURCES: dict[str, Callable[[Facts], tuple[str, str]]] = {
     "dialog": lambda f: (f.dialog, f.dialog),
     "form": lambda f: (f.form, f.form),
     "form_fields": lambda f: (f.form_fields, f.form_fields),
+    "icons": lambda f: (f.icons, f.icons),
     "selection": lambda f: (f.selection, f.selection),
     "link": lambda f: (normalize(f.link), f.link),
     "page": lambda f: (f.page, f.page_raw),

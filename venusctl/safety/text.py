@@ -107,6 +107,41 @@ def _without_accents(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(out))
 
 
+def names(text: str | None) -> bool:
+    """Whether the text holds a letter or digit: a label of symbols, emoji or an icon
+    font's private-use glyphs ("➤", "💳", "\uf1f8") names nothing a person can read as
+    a word, however many characters it has."""
+    return bool(text) and any(unicodedata.category(c)[0] in "LN" for c in readable(text))
+
+
+def reads_as_words(reading: str | None) -> bool:
+    """Whether an OCR reading holds a word: three letters in a row (with their marks), or
+    one letter of a script written without spaces. A stray digit or pair of letters is
+    what OCR makes of an icon or a picture's edge, not a name."""
+    if not reading:
+        return False
+    run = 0
+    for char in readable(reading):
+        kind = unicodedata.category(char)[0]
+        if is_wide(char):
+            return True
+        run = run + 1 if kind in "LM" else 0
+        if run >= 3:
+            return True
+    return False
+
+
+def symbol_names(text: str | None) -> str:
+    """The Unicode names of the pictures in a label, one per line ("🗑" reads
+    "wastebasket", "💳" "credit card"): a label of symbols names nothing (`names`), but
+    some pictures have a settled meaning, and their names are what a policy can match."""
+    if not text or text.isascii():
+        return ""
+    found = (unicodedata.name(c, "") for c in dict.fromkeys(readable(text))
+             if unicodedata.category(c) in ("So", "Sm") and not c.isascii())
+    return "\n".join(name.lower() for name in found if name)
+
+
 def is_wide(text: str) -> bool:
     """True for keywords in scripts written without spaces (Chinese, Japanese, Korean)."""
     return bool(_WIDE.search(text))
