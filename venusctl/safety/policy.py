@@ -13,6 +13,7 @@ Top-level keys:
     allow_categories: []        # confirmations pre-approved for every run
     secrets: {bank_pin: {domains: [bank.example]}}   # where typing a secret needs no confirmation
     keywords: {payment: [pay, 支付, ...]}           # lists rules refer to as $payment
+    languages: [en, zh, ./words/th.yaml]   # keyword files adding to those lists
     rules: [...]                # see `venusctl.safety.rules`
     disable_rules: [rule-id]    # drop rules inherited through `extends`
 
@@ -33,12 +34,13 @@ import yaml
 
 from venusctl.core.errors import UsageError
 from venusctl.safety.guard import Decision
+from venusctl.safety.languages import anchored, language_words, merged
 from venusctl.safety.policy_shape import check_shape
 from venusctl.safety.rules import Rule, RuleError, compile_rule
 
 SHIPPED = ("default", "strict")
 LIST_KEYS = ("allow_domains", "deny_domains", "allow_apps", "deny_apps", "home_apps",
-             "allow_categories")
+             "allow_categories", "languages")
 TOP_KEYS = frozenset({"version", "name", "description", "extends", "otherwise", "secrets",
                       "keywords", "rules", "disable_rules", *LIST_KEYS})
 BUILTIN_CATEGORIES = ("secret", "leave-domain", "leave-app")
@@ -67,6 +69,8 @@ class Policy:
     deny_apps: tuple[str, ...] = ()
     home_apps: tuple[str, ...] = ()
     allow_categories: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    """The keyword files read: shipped language codes or paths (`languages.py`)."""
     secrets: Mapping[str, SecretPermit] = field(default_factory=dict)
     keywords: Mapping[str, list[str]] = field(default_factory=dict)
     rules: tuple[Rule, ...] = ()
@@ -118,7 +122,8 @@ def load_policy(ref: str | Path | None = None) -> Policy:
 def build_policy(raw: Mapping[str, Any], source: str) -> Policy:
     """Compile a merged raw policy; every mistake becomes one usage error."""
     where = f"policy {source}"
-    keywords = _keywords(raw.get("keywords"), where)
+    languages = _strings(raw.get("languages"), f"{where}: languages")
+    keywords = merged(_keywords(raw.get("keywords"), where), language_words(languages, where))
     try:
         rules = tuple(compile_rule(r, keywords, f"rule {i + 1}")
                       for i, r in enumerate(raw.get("rules") or []))
@@ -168,7 +173,10 @@ def _read_one(ref: str, base_dir: Path) -> tuple[dict[str, Any], str, Path]:
             f"policy file {path} not found (shipped policies: {', '.join(SHIPPED)})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read policy file {path}: {exc}") from None
-    return _parse(text, str(path)), str(path), path.parent
+    raw = _parse(text, str(path))
+    if raw.get("languages"):
+        raw["languages"] = anchored(_as_list(raw["languages"]), path.parent)
+    return raw, str(path), path.parent
 
 
 def _parse(text: str, where: str) -> dict[str, Any]:

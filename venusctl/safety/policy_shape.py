@@ -16,7 +16,7 @@ from venusctl.core.errors import UsageError
 
 SCALAR_KEYS = ("name", "description", "extends", "otherwise")
 LIST_KEYS = ("allow_domains", "deny_domains", "allow_apps", "deny_apps", "home_apps",
-             "allow_categories", "disable_rules")
+             "allow_categories", "disable_rules", "languages")
 RULE_TEXT_KEYS = ("id", "verdict", "category", "reason")
 
 
@@ -51,6 +51,17 @@ def _words(value: Any, what: str) -> None:
                              f"(quote it: '{'yes' if item else 'no'}')")
         if not isinstance(item, (str, int, float)):
             raise UsageError(f"{what}[{index}] must be a word, not {_kind(item)}")
+
+
+def check_keyword_file(raw: Any, where: str) -> None:
+    """A language's keyword file: a mapping of keyword list names to lists of words."""
+    if raw is None:
+        return
+    if not isinstance(raw, Mapping):
+        raise UsageError(f"{where} must map keyword list names to lists of words, "
+                         f"not {_kind(raw)}")
+    for name, words in raw.items():
+        _words(words, f"{where}: {name}")
 
 
 def _keywords(value: Any, where: str) -> None:

@@ -28,6 +28,7 @@ def policy_text(policy: Policy, approved: set[str], keywords: bool = False) -> s
     permits = [f"{name} on {_listed((*p.domains, *p.apps), 'nowhere')}"
                for name, p in policy.secrets.items()]
     lines.append(f"secrets    typed without confirmation: {_listed(permits, 'none')}")
+    lines.append(f"languages  {_listed(policy.languages, 'none')} (keyword files)")
     lines.append(f"categories {', '.join(policy.categories())}")
     lines.append("")
     lines.append("rules (a matching deny wins over confirm, confirm over allow):")
