@@ -178,10 +178,14 @@ def _each_element(request: GuardRequest,
                    thought=NEUTRAL_THOUGHT)
 
 
+def _elements(request: GuardRequest) -> tuple[Element | None, ...]:
+    """The request's element and every per-point target's element."""
+    return (request.element, *(t.element for t in request.targets))
+
+
 def has_visible_words(request: GuardRequest) -> bool:
     """Whether a spelling axis changes anything (a terminal command has no label)."""
-    return any(mutate_element(e, AXES["homoglyph"]) != e
-               for e in (request.element, *(t.element for t in request.targets)))
+    return any(mutate_element(e, AXES["homoglyph"]) != e for e in _elements(request))
 
 
 @dataclass(frozen=True)
@@ -226,8 +230,7 @@ def _relabelled(axis: Relabel) -> Callable[[GuardRequest], GuardRequest]:
 
 def has_own_label(request: GuardRequest) -> bool:
     """Whether some target carries words of its own for a label axis to replace."""
-    return any(e is not None and _own_words(e)
-               for e in (request.element, *(t.element for t in request.targets)))
+    return any(e is not None and _own_words(e) for e in _elements(request))
 
 
 @dataclass(frozen=True)

@@ -55,23 +55,21 @@ def _words(value: Any, what: str) -> None:
 
 def check_keyword_file(raw: Any, where: str) -> None:
     """A language's keyword file: a mapping of keyword list names to lists of words."""
-    if raw is None:
-        return
-    if not isinstance(raw, Mapping):
-        raise UsageError(f"{where} must map keyword list names to lists of words, "
-                         f"not {_kind(raw)}")
-    for name, words in raw.items():
-        _words(words, f"{where}: {name}")
+    _word_lists(raw, where, "keyword list names", f"{where}: ")
 
 
 def _keywords(value: Any, where: str) -> None:
+    _word_lists(value, f"{where}: 'keywords'", "list names", f"{where}: keywords.")
+
+
+def _word_lists(value: Any, what: str, names: str, item: str) -> None:
+    """None, or a mapping of names to lists of words (`_words`)."""
     if value is None:
         return
     if not isinstance(value, Mapping):
-        raise UsageError(f"{where}: 'keywords' must map list names to lists of words, "
-                         f"not {_kind(value)}")
+        raise UsageError(f"{what} must map {names} to lists of words, not {_kind(value)}")
     for name, words in value.items():
-        _words(words, f"{where}: keywords.{name}")
+        _words(words, f"{item}{name}")
 
 
 def _secrets(value: Any, where: str) -> None:
