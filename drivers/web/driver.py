@@ -13,15 +13,19 @@ safety of a run leans on live in their own modules:
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import shutil
 import time
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import urlparse
 
+from venusctl.core import interrupts
 from venusctl.core.actions import (
     Action,
     Click,
@@ -57,6 +61,7 @@ from venusctl.drivers.web.files import FileTransfers
 from venusctl.drivers.web.gate import Judge, RequestHold, refresh
 from venusctl.drivers.web.profile import ProfileGuard
 from venusctl.drivers.web.select import OpenSelect, select_by_name
+from venusctl.drivers.web.shutdown import CloseWatchdog, end_playwright_drivers
 from venusctl.drivers.web.tabs import TabTargets
 from venusctl.interface.profile import authors_profile
 
@@ -144,6 +149,26 @@ def check_url(url: str, allow_file: bool) -> str:
     raise ActionFailed(f"Launch opens only http and https addresses, not '{url[:100]}'")
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _playwright_call(method: _Method) -> _Method:
+    """Run a driver method with Ctrl-C held until it returns: an interrupt inside a
+    Playwright call would leave every later call, closing included, waiting forever
+    (see `venusctl.core.interrupts`). A second Ctrl-C abandons the call; from then on
+    the driver never calls Playwright again."""
+    @functools.wraps(method)
+    def call(self: WebDriver, *args: Any, **kwargs: Any) -> Any:
+        try:
+            with interrupts.deferred():
+                return method(self, *args, **kwargs)
+        except interrupts.Forced:
+            self._wedged = True
+            raise
+
+    return cast(_Method, call)
+
+
 class WebDriver:
     """A Chromium page (and the tabs it opens) as a surface."""
 
@@ -154,6 +179,7 @@ class WebDriver:
         Capability.MARK_SECRET_FIELD, Capability.HOLD_REQUESTS, Capability.KEEP_FILES,
         Capability.SURFACE_TEXT})
 
+    @_playwright_call
     def __init__(self, options: WebOptions, browser: Any = None) -> None:
         """Start a browser, or (with `browser`, a Playwright browser this thread already
         runs) open a new context in it; closing the driver then closes only that context."""
@@ -164,6 +190,7 @@ class WebDriver:
         self._cached: Screen | None = None
         self._select: OpenSelect | None = None
         self._closed = False
+        self._wedged = False  # a forced interrupt abandoned a Playwright call
         self._notice: str | None = None
         self._hold: RequestHold | None = None
         self._tabs: TabTargets | None = None
@@ -254,6 +281,7 @@ class WebDriver:
         return page
 
     # ---------------------------------------------------------------- observing
+    @_playwright_call
     def screenshot(self) -> Screen:
         self._raise_held()
         if self._cached is not None:
@@ -287,6 +315,7 @@ class WebDriver:
             "width": self.options.viewport.width, "height": self.options.viewport.height}
         return ScreenSize(int(size["width"]), int(size["height"]))
 
+    @_playwright_call
     def context_info(self) -> ScreenContext:
         title = None
         try:
@@ -298,6 +327,7 @@ class WebDriver:
     def context(self) -> ScreenContext:
         return self.context_info()
 
+    @_playwright_call
     def describe(self, x: int, y: int) -> Element | None:
         """What a click at (x, y) would act on, after the pointer has moved there (see
         `describe`); an unidentified element when the browser could not tell."""
@@ -309,6 +339,7 @@ class WebDriver:
 
         return self._described(look)
 
+    @_playwright_call
     def focused_element(self) -> Element | None:
         """The element with the keyboard focus (where `Type`, Enter and space land),
         through shadow roots and iframes."""
@@ -328,6 +359,7 @@ class WebDriver:
         self._raise_held()
         return element
 
+    @_playwright_call
     def sensitive_regions(self) -> list[tuple[int, int, int, int]]:
         """Password and card fields on screen in any frame (CSS pixels), to blur."""
         try:
@@ -340,6 +372,7 @@ class WebDriver:
         """The fields stored secrets were typed into (CSS pixels), to paint over."""
         return self._secret_fields.boxes()
 
+    @_playwright_call
     def mark_secret_field(self) -> str | None:
         """Remember the focused field (a secret is about to be typed into it) and return
         the origin of the frame that holds it."""
@@ -353,6 +386,7 @@ class WebDriver:
             self._secret_fields.remember(handle)
         return str(focused.extra.get("frame_origin") or "") or None if focused else None
 
+    @_playwright_call
     def surface_text(self) -> str:
         """The page's rendered text, then its source (a check may look for either)."""
         return f"{self.page.evaluate(PAGE_TEXT_JS)}\n{self.page.content()}"
@@ -365,6 +399,7 @@ class WebDriver:
         """Forget the open select list (an option was chosen from it)."""
         self._select = None
 
+    @_playwright_call
     def settle(self, cap_s: float) -> float:
         """Wait for load and for two matching frames; keep the last frame for the next look."""
         start = time.monotonic()
@@ -387,6 +422,7 @@ class WebDriver:
         return time.monotonic() - start
 
     # ------------------------------------------------------------------- acting
+    @_playwright_call
     def perform(self, action: Action) -> ActionResult:
         self._raise_held()
         self._cached = None
@@ -576,7 +612,8 @@ class WebDriver:
             self.page.wait_for_load_state("load", timeout=5000)
         except Exception as exc:
             self._raise_if_gone(exc)
-        time.sleep(1.0)
+        with interrupts.allowed():  # no Playwright call: Ctrl-C may cut the wait short
+            time.sleep(1.0)
         return ActionResult()
 
     # ----------------------------------------------------------------- plumbing
@@ -663,28 +700,34 @@ class WebDriver:
         except Exception:
             return False
 
+    @_playwright_call
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         if self._hold is not None:
             self._hold.stopped = True  # requests still held are refused, never sent
+        if self._wedged:  # Playwright waits for an answer it dropped: never ask it again
+            log.debug("a forced interrupt abandoned the browser; ending it")
+            if self._pw_manager is not None:
+                end_playwright_drivers()
+            if self._profile is not None:
+                self._profile.tidy()
+            return
         # a kept session's page and browser outlive the command; only our sessions go
         closers = [self._hold and self._hold.close, self._tabs and self._tabs.close]
         if not self.options.keep_page:
             closers = [self.browser_context.close, *closers,
                        self._browser and self._browser.close]
-        for closer in closers:
-            try:
-                if closer:
-                    closer()
-            except Exception as exc:  # already gone; nothing more to release
-                log.debug("closing the browser: %s", exc)
-        if self._pw_manager is not None:
-            try:
-                self._pw_manager.__exit__(None, None, None)
-            except Exception as exc:
-                log.debug("stopping playwright: %s", exc)
+        if self._pw_manager is not None:  # our own Playwright: stop it, and never wait forever
+            closers.append(lambda: self._pw_manager.__exit__(None, None, None))
+        with CloseWatchdog() if self._pw_manager is not None else nullcontext():
+            for closer in closers:
+                try:
+                    if closer:
+                        closer()
+                except Exception as exc:  # already gone; nothing more to release
+                    log.debug("closing the browser: %s", exc)
         if self._profile is not None:
             self._profile.tidy()
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, TextIO
 
+from venusctl.core import interrupts
 from venusctl.core.errors import NeedsUser
 from venusctl.safety.sanitize import shown, shown_line
 
@@ -161,7 +162,9 @@ def confirm_lines(request: ConfirmRequest) -> list[str]:
 
 
 def _stdin_line() -> str:
-    return sys.stdin.readline()
+    # a browser asks from inside a Playwright call, where Ctrl-C is held back: let it through
+    with interrupts.allowed():
+        return sys.stdin.readline()
 
 
 def default_confirmer() -> Confirmer:
