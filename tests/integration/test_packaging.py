@@ -78,7 +78,8 @@ def test_wheel_holds_the_package_and_its_data_only(installed: Installed):
                      "venusctl/present/templates/report.html.j2",
                      "venusctl/present/templates/timeline.svg.j2",
                      "venusctl/evals/builtin/answers/phone-note.jsonl",
-                     "venusctl/policies/default.yaml", "venusctl/policies/words/ko.yaml"):
+                     "venusctl/policies/default.yaml", "venusctl/policies/words/ko.yaml",
+                     "venusctl/policies/words/ru.forms.json"):
         assert expected in names, expected
     assert not any(n.startswith(("drivers/", "tests/", "prompts/", "policies/", "examples/"))
                    for n in names)
@@ -103,6 +104,8 @@ def test_wheel_installs_and_runs_outside_the_source_tree(installed: Installed):
              "assert '{task}' in load_template(Surface.MOBILE)\n"
              "from venusctl.safety.policy import load_policy\n"
              "assert '삭제' in load_policy('default').keywords['delete']\n"
+             "from venusctl.safety.inflection import word_forms\n"
+             "assert 'deleting' in word_forms()['delete']\n"
              "print(venusctl.__file__)")
     found = subprocess.run([str(installed.python), "-c", check], capture_output=True, text=True,
                            cwd=installed.outside)

@@ -16,10 +16,13 @@ safety tests assert the bar only for the axes whose defence has landed.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
+
+import lemminflect
 
 from tests.support.safety_corpus import Case
 from venusctl.core.actions import Surface
@@ -67,6 +70,30 @@ def _letter_spaced(text: str) -> str:
     return "   ".join(" ".join(word) for word in text.split())
 
 
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _inflected(text: str) -> str:
+    """A label's leading verb in its -ing form ("Pay now" is "Paying now", "Delete
+    account" "Deleting account"), by lemminflect's tables, independent of the lemmatizer
+    data the guard reads. Each line is a label of its own."""
+    return "\n".join(_WORD.sub(lambda m: _ing_form(m.group(0)), line, count=1)
+                     for line in text.split("\n"))
+
+
+def _ing_form(word: str) -> str:
+    lower = word.lower()
+    if lemminflect.getAllLemmas(lower).get("VERB") != (lower,):
+        return word  # not a verb's base form
+    found = lemminflect.getInflection(lower, tag="VBG")
+    if not found:
+        return word
+    form = found[0]
+    if word.isupper() and len(word) > 1:
+        return form.upper()
+    return form.capitalize() if word[0].isupper() else form
+
+
 AXES: dict[str, Callable[[str], str]] = {
     "homoglyph": lambda text: text.translate(_LOOKALIKE),
     "zero_width": lambda text: _between_letters(text, _ZERO_WIDTH),
@@ -74,6 +101,7 @@ AXES: dict[str, Callable[[str], str]] = {
     "soft_hyphen": lambda text: _between_letters(text, _SOFT_HYPHEN),
     "bidi_override": _bidi_override,
     "letter_spacing": _letter_spaced,
+    "inflection": _inflected,
 }
 """Spelling axes: the same word on the screen, another string in the accessibility tree."""
 

@@ -36,10 +36,10 @@ LABELS = sorted({value for case in CASES for element in
 
 
 DEFENDED = ("homoglyph", "zero_width", "variation_selector", "soft_hyphen", "bidi_override",
-            "letter_spacing")
-"""Axes the guard reads through (`venusctl.safety.text.readable` and
-`venusctl.safety.lookalike.fold`): a mutant along one of them gets the verdict of the case
-as written."""
+            "letter_spacing", "inflection")
+"""Axes the guard reads through (`venusctl.safety.text.readable`,
+`venusctl.safety.lookalike.fold` and `venusctl.safety.inflection`): a mutant along one of
+them gets the verdict of the case as written."""
 
 
 @pytest.fixture(scope="module")

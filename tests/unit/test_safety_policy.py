@@ -224,8 +224,12 @@ def test_nothing_on_the_screen_or_in_the_thought_turns_a_confirmation_into_an_al
             assert verdict.decision is Decision.CONFIRM, (element, thought)
             assert verdict.category == "payment"
     # and a harmless-looking click is confirmed once the thought carries such a claim
+    for thought in claims:
+        verdict = check(DEFAULT, "Click(point=(1, 1))", Element(text="Continue"), thought=thought)
+        assert verdict.decision is Decision.CONFIRM, thought
+    # (a claim that names a payment reads as one: "approved payments" is "approve payment")
     assert check(DEFAULT, "Click(point=(1, 1))", Element(text="Continue"),
-                 thought=claims[0]).category == "injection"
+                 thought=claims[2]).category == "injection"
 
 
 # ---------------------------------------------------------- modes and approvals

@@ -14,8 +14,9 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
+from venusctl.safety.inflection import base_word, is_keyword_word
 from venusctl.safety.lookalike import case_forms, fold, fold_digits, fold_split
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -45,6 +46,7 @@ _SPACED = re.compile(r"(?<!\S)\S(?:\s\S)+(?!\S)")
 """Single characters one space apart form one word ("D E L E T E", "O K", "4 9 . 0 0"); a
 wider gap separates words ("M o v e   t o   t r a s h")."""
 _GAP = re.compile(r"[^\S\n\r]{2,}")
+_WORDS = re.compile(r"\w+")
 
 REGEX_PREFIX = "re:"
 
@@ -174,9 +176,12 @@ class KeywordSet:
         be folded from look-alikes), or the text a pattern matched, or None; `raw` feeds
         the `re:` entries."""
         if self._words is not None and normalized:
-            found = self._words.search(normalized)
-            if found:  # which keyword: asked only on a hit, so the search stays one pass
-                return next(k for k, form in self._keywords if re.fullmatch(form, found[0]))
+            # as written, then with every word in its base form ("deleting" is "delete")
+            for text in (normalized, *base_readings(normalized, raw)):
+                found = self._words.search(text)
+                if found:  # which keyword: asked only on a hit, so the search stays one pass
+                    return next(k for k, form in self._keywords
+                                if re.fullmatch(form, found[0]))
         if not self._patterns or not raw:
             return None
         shown = readable(raw)
@@ -190,6 +195,21 @@ class KeywordSet:
 
     def __bool__(self) -> bool:
         return bool(self.source)
+
+
+@lru_cache(maxsize=4096)
+def base_readings(normalized: str, raw: str = "") -> tuple[str, ...]:
+    """The text with each word that is a form of a keyword word read as that word
+    (`inflection`), when that changes it: from the normalised words (Latin, and what
+    look-alike folding made Latin) and from the raw text's words (other scripts, whose
+    letters folding may change)."""
+    found: list[str] = []
+    for words in (normalized.split(), _WORDS.findall(readable(raw).casefold()) if raw else []):
+        # a keyword word that is also a form of another ("booking", "book") is read both ways
+        kept = [w if is_keyword_word(w) else base_word(w) or w for w in words]
+        based = [base_word(w) or w for w in words]
+        found.extend(normalize(" ".join(r)) for r in (kept, based) if r != words)
+    return tuple(t for t in dict.fromkeys(found) if t != normalized)
 
 
 @cache
