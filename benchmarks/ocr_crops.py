@@ -131,7 +131,7 @@ def main() -> None:
                for size in args.sizes for theme in range(len(THEMES))
                for lang, (label, category, title) in BUTTONS.items()]
     print(f"{len(samples)} button crops ({CROP[0]}x{CROP[1]} around the point), "
-          f"16 languages, sizes {args.sizes} px, {len(THEMES)} colour themes")
+          f"{len(BUTTONS)} languages, sizes {args.sizes} px, {len(THEMES)} colour themes")
     policy = load_policy("default")
     for name in args.engines:
         measure(name, samples, policy)

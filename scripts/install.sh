@@ -19,12 +19,14 @@ LLAMA_VERSION=0.3.36
 APT_PACKAGES=(adb chromium xdotool xclip
               # `venusctl sim desktop` and the built-in suite's desktop task
               xvfb python3-tk
-              # OCR of nameless targets: Tesseract's language files for the 16 languages
+              # OCR of nameless targets: Tesseract's language files for every script
               # the safety policy speaks (the engine comes with the tesserocr wheel)
               tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa
               tesseract-ocr-por tesseract-ocr-ita tesseract-ocr-tur tesseract-ocr-vie
               tesseract-ocr-nld tesseract-ocr-pol tesseract-ocr-ind tesseract-ocr-rus
-              tesseract-ocr-chi-sim tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara)
+              tesseract-ocr-chi-sim tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara
+              tesseract-ocr-ukr tesseract-ocr-bul tesseract-ocr-ell tesseract-ocr-fas
+              tesseract-ocr-heb tesseract-ocr-hin)
 
 say() { echo "install.sh: $*" >&2; }
 

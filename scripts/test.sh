@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(xvfb xdotool x11-utils xterm x11-apps scrot xauth xclip chromium adb tk python3-tk
               dbus-daemon at-spi2-core python3-gi gir1.2-gtk-3.0 jq
               tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-por tesseract-ocr-ita tesseract-ocr-tur tesseract-ocr-vie tesseract-ocr-nld tesseract-ocr-pol tesseract-ocr-ind tesseract-ocr-rus tesseract-ocr-chi-sim tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara
-              fonts-wqy-microhei)
+              tesseract-ocr-ukr tesseract-ocr-bul tesseract-ocr-ell tesseract-ocr-fas tesseract-ocr-heb tesseract-ocr-hin
+              libgtk-3-common
+              fonts-wqy-microhei fonts-lohit-deva)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

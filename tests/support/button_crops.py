@@ -1,9 +1,10 @@
-"""Screenshots of one drawn button, in each of the 16 languages the policy speaks.
+"""Screenshots of one drawn button, in each of the 30 languages the policy speaks.
 
 Used by the OCR tests and `benchmarks/ocr_crops.py`: a page with one button in the
 middle (a label a model would click on a canvas) and a line of other text above it,
 in several font sizes and colour themes. CJK labels use WenQuanYi Micro Hei
-(`fonts-wqy-microhei`), the others DejaVu Sans Bold.
+(`fonts-wqy-microhei`), Hindi Lohit Devanagari (`fonts-lohit-deva`), the others DejaVu
+Sans Bold.
 """
 
 from __future__ import annotations
@@ -22,10 +23,18 @@ BUTTONS = {
     "ko": ("결제하기", "payment", "장바구니"), "it": ("Elimina", "delete", "File"),
     "tr": ("Siparişi onayla", "payment", "Sepet"), "vi": ("Thanh toán", "payment", "Giỏ hàng"),
     "nl": ("Verwijderen", "delete", "Bestanden"), "pl": ("Wyślij", "send", "Wiadomość"),
+    "uk": ("Видалити", "delete", "Файли"), "cs": ("Zaplatit nyní", "payment", "Košík"),
+    "sv": ("Köp nu", "payment", "Varukorg"), "el": ("Διαγραφή", "delete", "Αρχεία"),
+    "hi": ("हटाएं", "delete", "फ़ाइलें"), "he": ("מחיקה", "delete", "קבצים"),
+    "fa": ("ارسال", "send", "پیام‌ها"), "ro": ("Șterge", "delete", "Fișiere"),
+    "hu": ("Törlés", "delete", "Fájlok"), "da": ("Betal nu", "payment", "Indkøbskurv"),
+    "fi": ("Poista", "delete", "Tiedostot"), "nb": ("Slett", "delete", "Filer"),
+    "sk": ("Odoslať", "send", "Správa"), "bg": ("Изтриване", "delete", "Файлове"),
 }
 THEMES = (((0, 113, 227), (255, 255, 255)), ((255, 204, 0), (20, 20, 20)),
           ((245, 245, 247), (30, 30, 30)), ((40, 40, 40), (250, 250, 250)))
-FONTS = {"zh": "wqy/wqy-microhei.ttc", "ja": "wqy/wqy-microhei.ttc", "ko": "wqy/wqy-microhei.ttc"}
+FONTS = {"zh": "wqy/wqy-microhei.ttc", "ja": "wqy/wqy-microhei.ttc", "ko": "wqy/wqy-microhei.ttc",
+         "hi": "lohit-devanagari/Lohit-Devanagari.ttf"}
 FONT_DIR = Path("/usr/share/fonts/truetype")
 SCREEN = (1280, 800)
 POINT = (640, 400)

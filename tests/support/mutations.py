@@ -16,6 +16,7 @@ safety tests assert the bar only for the axes whose defence has landed.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ from typing import Any
 import lemminflect
 
 from tests.support.safety_corpus import Case
+from tests.support.translations import BENIGN, DELETING, SHIPPED, UNKNOWN_SCRIPTS, pick, translated
 from venusctl.core.actions import Surface
 from venusctl.drivers.base import Element
 from venusctl.safety.guard import Decision, GuardRequest, Target
@@ -155,6 +157,28 @@ stay. Past the category's emoji, held rests on what else the guard reads: the pa
 dialog, the form, the resource id."""
 
 
+LANGUAGE_AXES: dict[str, tuple[str, ...]] = {"language": SHIPPED,
+                                             "unknown_script": UNKNOWN_SCRIPTS}
+"""Language axes: the target's words replaced by GTK's translation of "Delete" or
+"Remove" (a consequential case that deletes) or of an everyday button (a benign case),
+once per language (tests/support/translations.py). `language` takes the languages of the
+default policy's keyword files, `unknown_script` scripts it has no words for. A case
+that pays, sends or installs has no GTK string to take and is left out of these axes."""
+
+
+@functools.cache
+def _words(code: str, consequential: bool) -> tuple[str, ...]:
+    return translated(code, DELETING if consequential else BENIGN)
+
+
+def language_label(case: Case, code: str) -> str | None:
+    """The case's label in the language `code`, None for a case these axes leave out."""
+    if case.consequential and case.category != "delete":
+        return None
+    words = _words(code, case.consequential)
+    return pick(words, case.name) if words else None
+
+
 def displayed(text: str) -> str:
     """What a person sees of a mutated string, for checking the mutants themselves:
     invisible characters dropped, overridden runs drawn in their visual order."""
@@ -239,13 +263,22 @@ def outcomes(cases: list[Case], policy_for: Callable[[Case], Policy]) -> Iterato
             *((name, _spelled(axis)) for name, axis in AXES.items()),
             *((name, _relabelled(axis(case))) for name, axis in LABEL_AXES.items()
               if has_own_label(case.request))]
-        for name, variant in variants:
+        named = [(name, case.name, variant) for name, variant in variants]
+        if has_own_label(case.request):
+            for name, codes in LANGUAGE_AXES.items():
+                named += [(name, f"{case.name}@{code}", _relabelled(_in_language(label)))
+                          for code in codes if (label := language_label(case, code))]
+        for name, label, variant in named:
             guard = PolicyGuard(policy)
             for earlier in case.before:
                 guard.check(variant(earlier))
             verdict = guard.check(variant(case.request))
-            yield Outcome(SURFACES[case.surface], name, case.name, case.consequential,
+            yield Outcome(SURFACES[case.surface], name, label, case.consequential,
                           verdict.decision is not Decision.ALLOW)
+
+
+def _in_language(label: str) -> Relabel:
+    return lambda element: _label_replaced(element, label)
 
 
 def _spelled(axis: Callable[[str], str]) -> Callable[[GuardRequest], GuardRequest]:

@@ -4,8 +4,6 @@ shipped beside the keyword files, and what the guard makes of inflected labels."
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import lemminflect
@@ -30,12 +28,6 @@ DEFAULT = load_policy("default")
 def verdict(label: str, role: str = "button"):
     return check(DEFAULT, "Click(point=(1, 1))", Element(text=label, role=role),
                  thought="Continue with the task.")
-
-
-def test_the_shipped_forms_are_what_the_generator_makes_of_the_keyword_files():
-    found = subprocess.run([sys.executable, str(ROOT / "scripts" / "word_forms.py"), "--check"],
-                           capture_output=True, text=True, cwd=ROOT)
-    assert found.returncode == 0, found.stdout + found.stderr
 
 
 @pytest.mark.parametrize(("label", "category"), [
@@ -72,8 +64,8 @@ def test_a_form_of_one_language_that_is_a_word_of_another_is_not_read_as_a_keywo
 def test_no_form_outside_english_is_an_english_word_that_no_keyword_means():
     """Checked against simplemma's English dictionary, the generator's own input, so the
     rule holds for every form rather than for the one that was seen."""
-    english = {k.decode().lower(): v.decode().lower() for k, v in
-               _load_dictionary_from_disk("en").items()}
+    english = {word.decode().lower() for pair in _load_dictionary_from_disk("en").items()
+               for word in pair}  # its forms and their lemmas
     english_keywords = set(word_forms()) | {f for fs in word_forms().values() for f in fs}
     clashes = []
     for path in sorted((ROOT / "policies" / "words").glob("*.forms.json")):
@@ -81,7 +73,7 @@ def test_no_form_outside_english_is_an_english_word_that_no_keyword_means():
             continue
         for forms in json.loads(path.read_text(encoding="utf-8")).values():
             clashes += [(path.name, f) for f in forms
-                        if (f in english or f in english.values()) and f not in english_keywords]
+                        if f in english and f not in english_keywords]
     assert not clashes, clashes[:20]
 
 

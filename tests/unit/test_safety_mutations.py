@@ -16,6 +16,7 @@ import pytest
 from tests.support.mutations import (
     AXES,
     LABEL_AXES,
+    LANGUAGE_AXES,
     Outcome,
     displayed,
     has_own_label,
@@ -25,6 +26,7 @@ from tests.support.mutations import (
     report,
 )
 from tests.support.safety_corpus import load_cases
+from tests.support.translations import SHIPPED, UNKNOWN_SCRIPTS
 from venusctl.safety.policy import load_policy
 
 POLICY = load_policy("default")
@@ -88,7 +90,7 @@ def test_the_report_covers_every_axis_on_every_surface(table, capsys):
         print("\nsafety mutants, default policy (held: consequential gated; asked: benign "
               "gated)\n" + report(table))
     assert {surface for surface, _ in table} == {"web", "phone", "desktop"}
-    assert {axis for _, axis in table} == {"baseline", *AXES, *LABEL_AXES}
+    assert {axis for _, axis in table} == {"baseline", *AXES, *LABEL_AXES, *LANGUAGE_AXES}
     assert all(rate.consequential >= 20 and rate.benign >= 10 for rate in table.values())
 
 
@@ -131,3 +133,39 @@ def test_the_label_axes_are_measured_not_yet_defended(table):
     held = {axis: sum(r.held for (_, a), r in table.items() if a == axis)
             for axis in LABEL_AXES}
     assert held["category_icon"] > held["symbol_label"] >= 60
+
+
+def _per_language(found: list[Outcome], axis: str) -> dict[str, list[tuple[Outcome, str]]]:
+    by_code: dict[str, list[tuple[Outcome, str]]] = {}
+    for o in found:
+        if o.axis == axis:
+            case, code = o.case.rsplit("@", 1)
+            by_code.setdefault(code, []).append((o, case))
+    return by_code
+
+
+def test_every_language_of_the_policy_holds_what_the_case_as_written_holds(found):
+    """A deleting case relabelled with GTK's "Delete" or "Remove" in each of the 30
+    languages is gated wherever the case as written is; an everyday button (Open,
+    Print, Help, Save, Cancel) in each language is asked about no more often than 10 %."""
+    baseline = {o.case: o.gated for o in found if o.axis == "baseline"}
+    by_code = _per_language(found, "language")
+    assert sorted(by_code) == sorted(SHIPPED)
+    for code, group in by_code.items():
+        missed = [case for o, case in group if o.consequential and baseline[case] and not o.gated]
+        assert missed == [], (code, missed)
+        benign = [o.gated for o, _ in group if not o.consequential]
+        assert len(benign) >= 90 and sum(benign) <= 0.10 * len(benign), code
+        assert sum(o.consequential for o, _ in group) >= 40, code
+
+
+def test_a_script_without_words_reads_as_nameless_not_harmless(found):
+    """In Thai, Georgian, Tamil or Telugu a deleting label is judged like a label the
+    guard cannot read: as often as a symbol is, never less."""
+    by_code = _per_language(found, "unknown_script")
+    assert sorted(by_code) == sorted(UNKNOWN_SCRIPTS)
+    symbol = {o.case: o.gated for o in found if o.axis == "symbol_label"}
+    for code, group in by_code.items():
+        held = {case for o, case in group if o.consequential and o.gated}
+        assert {case for case, gated in symbol.items() if gated} & {
+            case for o, case in group if o.consequential} <= held, code

@@ -35,7 +35,7 @@ from venusctl.safety.guard import GuardRequest, changes_state
 from venusctl.safety.places import host_of, href_of
 from venusctl.safety.pressing import Press
 from venusctl.safety.secrets import names_in
-from venusctl.safety.text import names, normalize, reads_as_words, symbol_names
+from venusctl.safety.text import names, normalize, reads_as_words, scripts_of, symbol_names
 
 VIEWING = (Scroll, Swipe, WheelScroll)
 RETREATING = (PressBack, PressHome)
@@ -85,6 +85,8 @@ class Facts:
     how: str = ""
     shown: str = ""
     """The target in words, for the verdict (`button 'Delete' (drop on)`)."""
+    scripts: frozenset[str] = frozenset()
+    """The scripts of the words a person reads on the target (`text.scripts_of`)."""
 
     @property
     def typed_raw(self) -> str:
@@ -196,6 +198,7 @@ def facts_of(press: Press, request: GuardRequest) -> Facts:
         detectors=detected([*typed, press.line] if press.types else []),
         secrets=tuple(n for text in typed for n in names_in(text)),
         blind=is_blind(element, label),
+        scripts=scripts_of(shown_words(element)),
         selected=bool(press.selection),
         terminal=extra.get("terminal") is True,
         launched_apps=tuple(a.app for a in walk(press.action) if isinstance(a, LaunchApp)),

@@ -7,10 +7,12 @@ the screenshot around the point with Tesseract (through `tesserocr`, which keeps
 the engine loaded between reads) and judges the words it finds like a label.
 
 Why Tesseract (`benchmarks/ocr_crops.py` measures it against RapidOCR's
-onnxruntime models): it reads all 16 languages of the keyword lists from Debian's
+onnxruntime models): it reads every script of the keyword lists from Debian's
 `tesseract-ocr-*` packages (RapidOCR's wheel ships Chinese and English only), a
 button crop costs tens of milliseconds on one CPU core, and nothing is fetched at
-run time. Languages are grouped by script; the Latin group is always read, and
+run time. Languages are grouped by script (the Latin group's eleven languages between
+them draw every letter of the other Latin-script keyword files, whose accents the
+matching folds anyway); the Latin group is always read, and
 another group only when the window's title, app or address is written in that
 script (a nameless button speaks the language of the screen around it).
 
@@ -51,16 +53,22 @@ SCALE = 3
 BAND = 16  # pixels above and below the point that find a control's extent
 GROUPS: dict[str, tuple[str, ...]] = {
     "latin": ("eng", "deu", "fra", "spa", "por", "ita", "tur", "vie", "nld", "pol", "ind"),
-    "cyrillic": ("rus",),
+    "cyrillic": ("rus", "ukr", "bul"),
+    "greek": ("ell",),
     "cjk": ("chi_sim", "jpn"),
     "hangul": ("kor",),
-    "arabic": ("ara",),
+    "arabic": ("ara", "fas"),
+    "hebrew": ("heb",),
+    "devanagari": ("hin",),
 }
 _SCRIPTS = {
     "cyrillic": re.compile(r"[\u0400-\u04ff]"),
+    "greek": re.compile(r"[\u0370-\u03ff]"),
     "cjk": re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"),
     "hangul": re.compile(r"[\uac00-\ud7af\u1100-\u11ff]"),
     "arabic": re.compile(r"[\u0600-\u06ff]"),
+    "hebrew": re.compile(r"[\u0590-\u05ff]"),
+    "devanagari": re.compile(r"[\u0900-\u097f]"),
 }
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
                  "/usr/share/tessdata", "/usr/local/share/tessdata",

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from venusctl.safety.guard import Decision
 from venusctl.safety.languages import anchored, language_words, merged
 from venusctl.safety.policy_shape import check_shape
 from venusctl.safety.rules import Rule, RuleError, compile_rule
+from venusctl.safety.text import scripts_of
 
 SHIPPED = ("default", "strict")
 LIST_KEYS = ("allow_domains", "deny_domains", "allow_apps", "deny_apps", "home_apps",
@@ -74,6 +76,14 @@ class Policy:
     secrets: Mapping[str, SecretPermit] = field(default_factory=dict)
     keywords: Mapping[str, list[str]] = field(default_factory=dict)
     rules: tuple[Rule, ...] = ()
+
+    @cached_property
+    def scripts(self) -> frozenset[str]:
+        """The scripts the policy's words are written in (`text.scripts_of`). A label
+        with letters of another script says something none of its words can match, so
+        the guard reads it as nameless (`Facts.blind`): never as harmless."""
+        return frozenset().union(*(scripts_of(word) for words in self.keywords.values()
+                                   for word in words if not word.startswith("re:")))
 
     def categories(self) -> list[str]:
         """Every category a confirmation of this policy can carry."""

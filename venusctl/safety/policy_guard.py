@@ -45,7 +45,8 @@ class PolicyGuard:
 
     def _judge(self, press: Press, request: GuardRequest) -> Verdict:
         facts = facts_of(press, request)
-        facts = replace(facts, secret_permitted=self._secrets_permitted(facts))
+        facts = replace(facts, secret_permitted=self._secrets_permitted(facts),
+                        blind=facts.blind or not facts.scripts <= self.policy.scripts)
         found = [*self._denied_places(facts), *self._rules(facts), *self._outside(facts),
                  *self._secret(facts)]
         verdict = strictest(found) if found else self._otherwise(facts)

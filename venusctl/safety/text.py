@@ -27,9 +27,15 @@ _WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900
 # `usuń` is `usun`, `ё` is `е`), and letters with strokes read as their base letter:
 # so a label matches however it was capitalised, vocalised or accented, and an OCR
 # reading that lost its accents, an ASCII resource id or URL, still match.
+# Letters written either way in the same language: Arabic alef forms, Persian yeh and
+# keheh for the Arabic letters (fa and ar keyboards type different code points for one
+# letter), Devanagari candrabindu for anusvara ("मिटाएँ", "मिटाएं") and its nukta dropped.
 _FOLD = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ı": "i", "ـ": None,
-                       "ł": "l", "đ": "d", "ø": "o", "ħ": "h", "ŧ": "t", "ð": "d"})
-_ARABIC_MARKS = re.compile("[\u064b-\u065f\u0670]")
+                       "ł": "l", "đ": "d", "ø": "o", "ħ": "h", "ŧ": "t", "ð": "d",
+                       "ی": "ي", "ى": "ي", "ک": "ك", "ँ": "ं", "\u093c": None})
+# vowel marks a label may carry or not: Arabic harakat, Hebrew points and cantillation
+_VOWEL_MARKS = re.compile("[\u064b-\u065f\u0670\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4"
+                          "\u05c5\u05c7]")
 _ACCENTED = re.compile("[\u00c0-\u052f\u1e00-\u1fff]")
 
 # Characters drawn as nothing: format controls (zero-width spaces and joiners, soft
@@ -91,7 +97,7 @@ def normalize(text: str | None) -> str:
     folded = _CAMEL.sub(" ", folded)
     # after the camelCase split: a capital's look-alike may be a small letter ("Ь", "b")
     folded = fold(folded)
-    folded = _ARABIC_MARKS.sub("", _SEPARATORS.sub(" ", folded).casefold()).translate(_FOLD)
+    folded = _VOWEL_MARKS.sub("", _SEPARATORS.sub(" ", folded).casefold()).translate(_FOLD)
     # folded again: letters that only become look-alikes in lower case or unvocalised
     return " ".join(fold(_without_accents(folded)).lower().split())
 
@@ -114,6 +120,25 @@ def names(text: str | None) -> bool:
     font's private-use glyphs ("➤", "💳", "\uf1f8") names nothing a person can read as
     a word, however many characters it has."""
     return bool(text) and any(unicodedata.category(c)[0] in "LN" for c in readable(text))
+
+
+_SCRIPT_GROUPS = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "KATAKANA-HIRAGANA": "CJK",
+                  "IDEOGRAPHIC": "CJK"}
+
+
+@lru_cache(maxsize=4096)
+def scripts_of(text: str | None) -> frozenset[str]:
+    """The scripts a text's letters are written in, as Unicode's character names begin
+    ("LATIN", "CYRILLIC", "THAI", "HANGUL"; Chinese characters and kana are "CJK"): a
+    policy reads only the scripts its words are written in (`Policy.scripts`)."""
+    if not text:
+        return frozenset()
+    found = set()
+    for char in unicodedata.normalize("NFKC", readable(text)):
+        if unicodedata.category(char)[0] == "L":
+            script = unicodedata.name(char, "UNKNOWN").split()[0]
+            found.add(_SCRIPT_GROUPS.get(script, script))
+    return frozenset(found)
 
 
 def reads_as_words(reading: str | None) -> bool:

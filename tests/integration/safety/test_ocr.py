@@ -17,7 +17,7 @@ from venusctl.safety.ocr import TesseractReader, crop_box, tessdata_dir
 from venusctl.safety.policy import load_policy
 from venusctl.safety.policy_guard import PolicyGuard
 
-LANGUAGES = ("en", "de", "fr", "ru", "ko", "zh", "ja", "ar", "vi", "tr", "nl", "id")
+LANGUAGES = tuple(BUTTONS)  # every language of the default policy
 
 
 @pytest.fixture(scope="module")
