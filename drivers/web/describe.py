@@ -129,6 +129,11 @@ function (lx, ly, control) {
     frame_origin: view.location.origin !== 'null' ? view.location.origin
                   : view.location.protocol + '//' + view.location.host,
     media, beneath, editable: el.isContentEditable,
+    // a link a script or the framework acts on besides following it (Rails' data-method,
+    // an inline handler, a download): following its address is not all it does
+    scripted: !!el.href && ['onclick', 'data-method', 'data-turbo-method', 'data-remote',
+      'download', 'hx-post', 'hx-delete', 'hx-put', 'hx-patch']
+      .some(a => el.hasAttribute(a)),
     rect: [r.left, r.top, r.width, r.height],
   };
 }
@@ -380,6 +385,8 @@ def element_from(facts: dict[str, Any], role: str | None, name: str,
     for key in ("form_buttons", "form_fields"):
         if facts.get(key):
             extra[key] = [clean_label(str(v)) for v in facts[key]][:60]
+    if facts.get("scripted"):
+        extra["scripted"] = True
     if facts.get("beneath"):
         extra["description"] = f"shown beneath it: {clean_label(facts['beneath'])}"
     if not name and not text and facts.get("media"):

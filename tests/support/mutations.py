@@ -22,12 +22,13 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 import lemminflect
 
 from tests.support.safety_corpus import Case
 from tests.support.translations import BENIGN, DELETING, SHIPPED, UNKNOWN_SCRIPTS, pick, translated
-from venusctl.core.actions import Surface
+from venusctl.core.actions import Click, Surface
 from venusctl.drivers.base import Element
 from venusctl.safety.guard import Decision, GuardRequest, Target
 from venusctl.safety.policy import Policy
@@ -179,6 +180,41 @@ def language_label(case: Case, code: str) -> str | None:
     return pick(words, case.name) if words else None
 
 
+def _as_link(element: Element | None, href: str) -> Element | None:
+    """The target as a plain link to `href`, its words kept."""
+    if element is None or not _own_words(element):
+        return element
+    extra = {k: v for k, v in element.extra.items() if k != "scripted"}
+    return replace(element, tag="a", role="link", href=href, extra=extra)
+
+
+def _slug(text: str) -> str:
+    return quote("-".join(text.lower().split()), safe="-")
+
+
+LINK_AXES = ("link_address", "help_link")
+
+
+def link_variants(case: Case) -> list[tuple[str, bool, Relabel]]:
+    """Context axes (web clicks on a target of its own, not a link yet): the target turned
+    into a link. `link_address`, for consequential cases: to an address on the same site
+    named after its label (what loading /pay-now does is what "Pay now" says);
+    `help_link`: to an article about its label on the site's help centre, which is
+    reading whatever the case was."""
+    request = case.request
+    host = urlsplit(request.context.url or "").netloc
+    element = request.element
+    if (case.surface is not Surface.BROWSER or not host or not isinstance(request.action, Click)
+            or element is None or element.href or not _own_words(element) or case.before):
+        return []
+    label = _own_words(element)[0]
+    found: list[tuple[str, bool, Relabel]] = [
+        ("help_link", False, lambda e: _as_link(e, f"https://help.{host}/hc/articles/{_slug(label)}"))]
+    if case.consequential:
+        found.append(("link_address", True, lambda e: _as_link(e, f"https://{host}/{_slug(label)}")))
+    return found
+
+
 def displayed(text: str) -> str:
     """What a person sees of a mutated string, for checking the mutants themselves:
     invisible characters dropped, overridden runs drawn in their visual order."""
@@ -268,12 +304,16 @@ def outcomes(cases: list[Case], policy_for: Callable[[Case], Policy]) -> Iterato
             for name, codes in LANGUAGE_AXES.items():
                 named += [(name, f"{case.name}@{code}", _relabelled(_in_language(label)))
                           for code in codes if (label := language_label(case, code))]
+        standing = {name: case.consequential for name, _, _ in named}
+        for name, consequential, relabel in link_variants(case):
+            named.append((name, case.name, _relabelled(relabel)))
+            standing[name] = consequential
         for name, label, variant in named:
             guard = PolicyGuard(policy)
             for earlier in case.before:
                 guard.check(variant(earlier))
             verdict = guard.check(variant(case.request))
-            yield Outcome(SURFACES[case.surface], name, label, case.consequential,
+            yield Outcome(SURFACES[case.surface], name, label, standing[name],
                           verdict.decision is not Decision.ALLOW)
 
 

@@ -17,6 +17,7 @@ from tests.support.mutations import (
     AXES,
     LABEL_AXES,
     LANGUAGE_AXES,
+    LINK_AXES,
     Outcome,
     displayed,
     has_own_label,
@@ -90,8 +91,12 @@ def test_the_report_covers_every_axis_on_every_surface(table, capsys):
         print("\nsafety mutants, default policy (held: consequential gated; asked: benign "
               "gated)\n" + report(table))
     assert {surface for surface, _ in table} == {"web", "phone", "desktop"}
-    assert {axis for _, axis in table} == {"baseline", *AXES, *LABEL_AXES, *LANGUAGE_AXES}
-    assert all(rate.consequential >= 20 and rate.benign >= 10 for rate in table.values())
+    assert {axis for _, axis in table} == {"baseline", *AXES, *LABEL_AXES, *LANGUAGE_AXES,
+                                            *LINK_AXES}
+    assert all(rate.consequential >= 20 and rate.benign >= 10 for (_, axis), rate in
+               table.items() if axis not in LINK_AXES)
+    assert table["web", "link_address"].consequential >= 60
+    assert table["web", "help_link"].benign >= 100
 
 
 def test_no_axis_makes_the_guard_ask_about_benign_situations(table):
@@ -169,3 +174,18 @@ def test_a_script_without_words_reads_as_nameless_not_harmless(found):
         held = {case for o, case in group if o.consequential and o.gated}
         assert {case for case, gated in symbol.items() if gated} & {
             case for o, case in group if o.consequential} <= held, code
+
+
+def test_a_link_is_held_when_its_address_names_what_its_label_says(found):
+    """Consequential web clicks turned into links to /<their label>: held wherever the
+    case as written is, but where the case's consequence came from a form its button
+    submits (a link submits none)."""
+    baseline = {o.case: o.gated for o in found if o.axis == "baseline"}
+    linked = [o for o in found if o.axis == "link_address"]
+    missed = [o.case for o in linked if baseline[o.case] and not o.gated]
+    assert missed == ["web:continue-in-transfer-form"]
+    assert len(linked) >= 60
+
+
+def test_a_link_into_a_help_centre_is_reading(table):
+    assert table["web", "help_link"].asked_share <= 0.02

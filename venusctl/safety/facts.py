@@ -13,6 +13,7 @@ ever add gates.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import unquote_plus, urlsplit
 
 from venusctl.core.actions import (
     OBSERVING,
@@ -85,6 +86,9 @@ class Facts:
     how: str = ""
     shown: str = ""
     """The target in words, for the verdict (`button 'Delete' (drop on)`)."""
+    navigates: bool = False
+    """The press follows a web link to another page, and that is all it does
+    (`follows_link`): what it does is what loading that address does."""
     scripts: frozenset[str] = frozenset()
     """The scripts of the words a person reads on the target (`text.scripts_of`)."""
 
@@ -199,6 +203,7 @@ def facts_of(press: Press, request: GuardRequest) -> Facts:
         secrets=tuple(n for text in typed for n in names_in(text)),
         blind=is_blind(element, label),
         scripts=scripts_of(shown_words(element)),
+        navigates=follows_link(press, element, context),
         selected=bool(press.selection),
         terminal=extra.get("terminal") is True,
         launched_apps=tuple(a.app for a in walk(press.action) if isinstance(a, LaunchApp)),
@@ -220,6 +225,31 @@ def shown(press: Press) -> str:
         if stands_for:
             what += f" ({stands_for})"
     return f"{what}, by {press.how}" if press.how else what
+
+
+def follows_link(press: Press, element: Element | None, context: ScreenContext) -> bool:
+    """Whether activating the target only follows a web link to another page: an http(s)
+    link (`<a href>`, role link) to another address than the page's own, that no script
+    or framework attribute makes act otherwise (`extra.scripted`, set by the web driver).
+    What such a press changes is what a GET of that address changes; requests a page's
+    script sends on the click are still held by the request gate, by what they carry."""
+    if not press.activates or element is None or not element.href:
+        return False
+    if element.extra.get("scripted"):
+        return False
+    if (element.role or "").lower() != "link" and (element.tag or "").lower() != "a":
+        return False
+    there, here = urlsplit(element.href), urlsplit(context.url or "")
+    if there.scheme not in ("http", "https") or not there.netloc:
+        return False
+    return (there.netloc, there.path, there.query) != (here.netloc, here.path, here.query)
+
+
+def destination_words(href: str) -> str:
+    """What following a link does, in words: the path and query of its address, decoded
+    ("/account/delete?id=3" says "account delete id 3"); the host names who, not what."""
+    there = urlsplit(href)
+    return unquote_plus(f"{there.path} {there.query}".strip())
 
 
 def _link(press: Press, element: Element | None) -> str:

@@ -38,7 +38,7 @@ from venusctl.safety.guard import Decision
 from venusctl.safety.languages import anchored, language_words, merged
 from venusctl.safety.policy_shape import check_shape
 from venusctl.safety.rules import Rule, RuleError, compile_rule
-from venusctl.safety.text import scripts_of
+from venusctl.safety.text import KeywordSet, scripts_of
 
 SHIPPED = ("default", "strict")
 LIST_KEYS = ("allow_domains", "deny_domains", "allow_apps", "deny_apps", "home_apps",
@@ -84,6 +84,12 @@ class Policy:
         the guard reads it as nameless (`Facts.blind`): never as harmless."""
         return frozenset().union(*(scripts_of(word) for words in self.keywords.values()
                                    for word in words if not word.startswith("re:")))
+
+    @cached_property
+    def help_addresses(self) -> KeywordSet:
+        """Words of an address that serves reading (help, FAQ, documentation): a link
+        there is not consequential whatever it says (`PolicyGuard._by_destination`)."""
+        return KeywordSet.compile(list(self.keywords.get("help_address", [])))
 
     def categories(self) -> list[str]:
         """Every category a confirmation of this policy can carry."""

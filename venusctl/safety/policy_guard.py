@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from venusctl.core.actions import is_terminal
-from venusctl.safety.facts import Facts, facts_of
+from venusctl.safety.facts import Facts, destination_words, facts_of
 from venusctl.safety.guard import Decision, GuardRequest, Verdict
-from venusctl.safety.places import in_apps, in_domains
+from venusctl.safety.places import host_of, in_apps, in_domains
 from venusctl.safety.policy import STATE_CHANGE, Policy
 from venusctl.safety.pressing import Press, PressMemory, presses_of
+from venusctl.safety.text import normalize
 
 ORDER = (Decision.DENY, Decision.CONFIRM, Decision.ALLOW)
 
@@ -47,12 +48,26 @@ class PolicyGuard:
         facts = facts_of(press, request)
         facts = replace(facts, secret_permitted=self._secrets_permitted(facts),
                         blind=facts.blind or not facts.scripts <= self.policy.scripts)
+        if facts.navigates:
+            facts = self._by_destination(facts)
         found = [*self._denied_places(facts), *self._rules(facts), *self._outside(facts),
                  *self._secret(facts)]
         verdict = strictest(found) if found else self._otherwise(facts)
         return replace(verdict, target=facts.shown)
 
     # ------------------------------------------------------------------ pieces
+    def _by_destination(self, facts: Facts) -> Facts:
+        """A link that only navigates is judged by its words and by where it leads: a
+        "Continue" to /account/delete is asked about as deleting. A link to a help, FAQ
+        or documentation site or path (the policy's `help_address` words) is reading,
+        whatever it says ("How do I delete my account?"). A link's words still count
+        elsewhere: a GET can act, and the request gate lets GETs through."""
+        where = destination_words(facts.link)
+        if self.policy.help_addresses.search(normalize(f"{host_of(facts.link)} {where}")):
+            return replace(facts, target="", target_raw="", icons="", blind=False)
+        return replace(facts, target=f"{facts.target} | {normalize(where)}",
+                       target_raw=f"{facts.target_raw} | {where}")
+
     def _rules(self, facts: Facts) -> list[Verdict]:
         verdicts = []
         for rule in self.policy.rules:

@@ -149,3 +149,23 @@ def test_the_focus_is_found_through_keys_shadows_and_frames(web, site):
     web.perform(Click(TARGET))
     focused = web.focused_element()
     assert focused.name == "Pay now" and focused.extra["frame_origin"] == site.other
+
+
+LINKS = ('<style>a{position:absolute;left:20px;font:20px sans-serif}</style>'
+         '<a href="/p/next.html" style="top:20px">Plain</a>'
+         '<a href="/posts/3" data-method="delete" style="top:80px">Rails</a>'
+         '<a href="/p/x.html" onclick="return false" style="top:140px">Inline</a>'
+         '<a href="/app.exe" download style="top:200px">Download</a>')
+
+
+def test_a_link_a_script_acts_on_is_marked(web, site):
+    """Only a plain link is judged by its address (venusctl.safety.facts.follows_link)."""
+    visit(web, site, "/p/landing.html")
+    web.page.set_content(LINKS)
+    painted(web)
+    found = {e.text: e for e in (web.describe(30, y) for y in (32, 92, 152, 212)) if e}
+    assert set(found) == {"Plain", "Rails", "Inline", "Download"}
+    assert found["Plain"].href.endswith("/p/next.html") and found["Plain"].role == "link"
+    assert "scripted" not in found["Plain"].extra
+    assert all(found[name].extra.get("scripted") is True for name in ("Rails", "Inline",
+                                                                       "Download"))
