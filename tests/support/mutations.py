@@ -27,7 +27,16 @@ from urllib.parse import quote, urlsplit
 import lemminflect
 
 from tests.support.safety_corpus import Case
-from tests.support.translations import BENIGN, DELETING, SHIPPED, UNKNOWN_SCRIPTS, pick, translated
+from tests.support.translations import (
+    BENIGN,
+    CHROMIUM_WORDS,
+    DELETING,
+    SHIPPED,
+    UNKNOWN_SCRIPTS,
+    chromium_word,
+    pick,
+    translated,
+)
 from venusctl.core.actions import Click, Surface
 from venusctl.drivers.base import Element
 from venusctl.safety.guard import Decision, GuardRequest, Target
@@ -160,11 +169,12 @@ dialog, the form, the resource id."""
 
 LANGUAGE_AXES: dict[str, tuple[str, ...]] = {"language": SHIPPED,
                                              "unknown_script": UNKNOWN_SCRIPTS}
-"""Language axes: the target's words replaced by GTK's translation of "Delete" or
-"Remove" (a consequential case that deletes) or of an everyday button (a benign case),
-once per language (tests/support/translations.py). `language` takes the languages of the
-default policy's keyword files, `unknown_script` scripts it has no words for. A case
-that pays, sends or installs has no GTK string to take and is left out of these axes."""
+"""Language axes: the target's words replaced, once per language, by Chromium's "Pay",
+"Send" or "Install" (a consequential case of that category), GTK's "Delete" or "Remove"
+(one that deletes) or GTK's everyday buttons (a benign case; tests/support/
+translations.py). `language` takes the languages of the default policy's keyword files,
+`unknown_script` scripts it has no words for. Cases of other categories (account,
+credentials, power) are left out."""
 
 
 @functools.cache
@@ -173,7 +183,10 @@ def _words(code: str, consequential: bool) -> tuple[str, ...]:
 
 
 def language_label(case: Case, code: str) -> str | None:
-    """The case's label in the language `code`, None for a case these axes leave out."""
+    """The case's label in the language `code`, None for a case these axes leave out:
+    Chromium's button for paying, sending and installing, GTK's for deleting."""
+    if case.consequential and case.category in CHROMIUM_WORDS:
+        return chromium_word(code, CHROMIUM_WORDS[case.category])
     if case.consequential and case.category != "delete":
         return None
     words = _words(code, case.consequential)

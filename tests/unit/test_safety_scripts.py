@@ -8,9 +8,11 @@ import pytest
 
 from tests.support.translations import (
     BENIGN,
+    CHROMIUM_WORDS,
     DELETING,
     SHIPPED,
     UNKNOWN_SCRIPTS,
+    chromium_word,
     translated,
 )
 from tests.unit.test_safety_policy import check
@@ -83,3 +85,15 @@ def test_a_keyword_file_of_its_own_makes_a_script_readable(tmp_path):
                  thought="Continue with the task.").decision is Decision.ALLOW
     assert check(DEFAULT, "Click(point=(1, 1))", cancel, FILES,
                  thought="Continue with the task.").decision is Decision.CONFIRM
+
+
+@pytest.mark.parametrize("code", SHIPPED)
+def test_chromiums_pay_send_and_install_read_as_their_act_in_every_language(code):
+    """Chromium's own buttons (chromium-l10n), found by their English text."""
+    for category, english in CHROMIUM_WORDS.items():
+        word = chromium_word(code, english)
+        if word is None:  # UNREADABLE: Vietnamese "Cài đặt" is Install and Settings
+            continue
+        found = check(DEFAULT, "Click(point=(1, 1))", Element(text=word, role="button"),
+                      FILES, thought="Continue with the task.")
+        assert found.decision is Decision.CONFIRM and found.category == category, (code, word)
