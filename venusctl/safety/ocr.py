@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from venusctl.drivers.base import Element, Screen, ScreenContext
 from venusctl.safety.facts import shown_words
 from venusctl.safety.guard import Target
-from venusctl.safety.text import names
+from venusctl.safety.text import names, scripts_of
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -61,15 +61,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "hebrew": ("heb",),
     "devanagari": ("hin",),
 }
-_SCRIPTS = {
-    "cyrillic": re.compile(r"[\u0400-\u04ff]"),
-    "greek": re.compile(r"[\u0370-\u03ff]"),
-    "cjk": re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"),
-    "hangul": re.compile(r"[\uac00-\ud7af\u1100-\u11ff]"),
-    "arabic": re.compile(r"[\u0600-\u06ff]"),
-    "hebrew": re.compile(r"[\u0590-\u05ff]"),
-    "devanagari": re.compile(r"[\u0900-\u097f]"),
-}
+_GROUP_OF_SCRIPT = {"CYRILLIC": "cyrillic", "GREEK": "greek", "CJK": "cjk", "HANGUL": "hangul",
+                   "ARABIC": "arabic", "HEBREW": "hebrew", "DEVANAGARI": "devanagari"}
+"""The engine group that reads each script (`text.scripts_of` names them)."""
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
                  "/usr/share/tessdata", "/usr/local/share/tessdata",
                  "/opt/homebrew/share/tessdata")
@@ -94,7 +88,8 @@ def groups_for(context: ScreenContext) -> tuple[str, ...]:
     """Latin always, and each other script the screen's title, app or address uses."""
     words = " ".join(p for p in (context.title, context.app, context.activity, context.url)
                      if p)
-    return ("latin", *(name for name, pattern in _SCRIPTS.items() if pattern.search(words)))
+    found = scripts_of(words)
+    return ("latin", *(group for script, group in _GROUP_OF_SCRIPT.items() if script in found))
 
 
 def tessdata_dir() -> Path | None:
