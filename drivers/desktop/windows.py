@@ -77,16 +77,13 @@ class X11Windows:
 
     def at(self, x: int, y: int) -> WindowInfo | None:
         """The topmost viewable window containing (x, y)."""
-        try:
-            for child in reversed(self.root.query_tree().children):
-                attrs = child.get_attributes()
-                if attrs.map_state != self._X.IsViewable or attrs.win_class == self._X.InputOnly:
-                    continue
-                geom = child.get_geometry()
-                if geom.x <= x < geom.x + geom.width and geom.y <= y < geom.y + geom.height:
-                    return self._info(child, (geom.x, geom.y, geom.width, geom.height))
-        except self._errors() as exc:
-            log.debug("window lookup at %s,%s failed: %s", x, y, exc)
+        for child, bounds in reversed(self._shown()):
+            left, top, width, height = bounds
+            if left <= x < left + width and top <= y < top + height:
+                try:
+                    return self._info(child, bounds)
+                except self._errors() as exc:  # it went away after being listed
+                    log.debug("window lookup at %s,%s failed: %s", x, y, exc)
         return None
 
     def active(self) -> WindowInfo | None:
@@ -104,17 +101,7 @@ class X11Windows:
         return None
 
     def boxes(self) -> list[Box]:
-        found: list[Box] = []
-        try:
-            for child in self.root.query_tree().children:
-                attrs = child.get_attributes()
-                if attrs.map_state != self._X.IsViewable or attrs.win_class == self._X.InputOnly:
-                    continue
-                geom = child.get_geometry()
-                found.append((geom.x, geom.y, geom.width, geom.height))
-        except self._errors() as exc:
-            log.debug("listing windows failed: %s", exc)
-        return found
+        return [bounds for _, bounds in self._shown()]
 
     @contextmanager
     def shield(self, x: int, y: int) -> Iterator[None]:
@@ -151,6 +138,31 @@ class X11Windows:
             log.debug("closing the X connection: %s", exc)
 
     # -------------------------------------------------------------- helpers
+    def _shown(self) -> list[tuple[Any, Box]]:
+        """The root's viewable children, bottom first, with their bounds.
+
+        Each child is asked on its own: a window that a starting application creates
+        and destroys while it is being listed (GTK does so) answers BadWindow, and
+        that must not hide the windows around it.
+        """
+        try:
+            children = self.root.query_tree().children
+        except self._errors() as exc:
+            log.debug("listing windows failed: %s", exc)
+            return []
+        shown: list[tuple[Any, Box]] = []
+        for child in children:
+            try:
+                attrs = child.get_attributes()
+                if attrs.map_state != self._X.IsViewable or attrs.win_class == self._X.InputOnly:
+                    continue
+                geom = child.get_geometry()
+            except self._errors() as exc:
+                log.debug("window %s went away while listed: %s", hex(child.id), exc)
+                continue
+            shown.append((child, (geom.x, geom.y, geom.width, geom.height)))
+        return shown
+
     def _active_window(self) -> Any:
         prop = self.root.get_full_property(self._net_active, self._X.AnyPropertyType)
         if prop is not None and prop.value and int(prop.value[0]):

@@ -8,11 +8,13 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
+from Xlib import X
 
 from tests.support.tools import ROOT, require
 from tests.support.x11 import wait_until
 from venusctl.core.actions import Click
 from venusctl.drivers.desktop.driver import DesktopDriver
+from venusctl.drivers.desktop.windows import X11Windows
 from venusctl.sim.xserver import XServer
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -55,6 +57,15 @@ def gtk_window(xserver: XServer, session_bus: str) -> Iterator[None]:
 
 
 def test_describe_reports_the_accessible_widget_under_the_point(xserver, gtk_window):
+    # GTK puts its widgets on the accessibility bus when it realizes the window, a
+    # moment before the X server shows it: wait for both before asking.
+    windows = X11Windows(xserver.display)
+    try:
+        wait_until(lambda: (found := windows.at(350, 150)) and found.title == "Danger Zone",
+                   timeout=20, what="the Danger Zone window on the X server")
+    finally:
+        windows.close()
+
     def button():
         driver = DesktopDriver()  # opens AT-SPI only once GTK has started its bus
         try:
@@ -107,3 +118,28 @@ def test_without_an_accessibility_bus_the_element_is_unidentified_never_the_titl
         assert driver.sensitive_regions() == []
     finally:
         driver.close()
+
+
+def test_a_window_that_vanishes_while_listed_hides_nothing(xserver, gtk_window):
+    """A starting GTK app creates and destroys windows while the driver lists the
+    root's children; one of them answering BadWindow must not hide the rest."""
+    windows = X11Windows(xserver.display)
+    try:
+        wait_until(lambda: windows.at(350, 150), timeout=20, what="the Danger Zone window")
+        gone = windows.root.create_window(0, 0, 10, 10, 0, X.CopyFromParent)
+        gone.destroy()
+        windows.display.sync()
+        children = windows.root.query_tree().children
+        real_tree = windows.root.query_tree
+
+        class Tree:
+            def __init__(self) -> None:
+                self.children = [*children, gone]  # the topmost went away after listing
+
+        windows.root.query_tree = lambda: Tree()  # type: ignore[method-assign]
+        found = windows.at(350, 150)
+        assert found is not None and found.title == "Danger Zone"
+        assert (200, 100, 300, 200) in windows.boxes()
+        windows.root.query_tree = real_tree  # type: ignore[method-assign]
+    finally:
+        windows.close()
