@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from loop_timing import TimedRecord
+from loop_timing import TimedRecord, print_reading
 
 from venusctl.drivers.android.driver import AndroidDriver, AndroidOptions
 from venusctl.drivers.android.screen import Capturer, encode
@@ -45,10 +45,11 @@ from venusctl.model.scripted import ScriptedModel
 from venusctl.records.store import Recorder, RunInfo
 from venusctl.run.build import make_guard
 from venusctl.safety.confirm import NonInteractiveConfirmer
+from venusctl.safety.ocr import shared_reader
 from venusctl.safety.setup import protected
 from venusctl.sim.phone import PhoneConfig, android_env
 
-PHASES = ("observe", "describe", "guard", "act", "settle", "record")
+PHASES = ("observe", "describe", "ocr", "guard", "act", "settle", "record")
 
 
 def median_ms(fn: Callable[[], object], runs: int) -> float:
@@ -117,7 +118,7 @@ def loop_overhead(driver: AndroidDriver, steps: int, dry: bool, think_s: float) 
         model = ThinkingModel(answers(steps, driver.input_size), think_s)
         guard = make_guard("policy", assume_yes=False)  # the default policy, as `do` uses
         agent = Agent(surface, model, guard, NonInteractiveConfirmer(), "S", info,
-                      AgentSettings(max_steps=steps + 1), [observer])
+                      AgentSettings(max_steps=steps + 1), [observer], reader=shared_reader())
         outcome = agent.run()
     assert outcome.status == "finished", outcome
     measured = observer.records[1:-1]  # skip the warm-up step and the Finished step
@@ -129,6 +130,7 @@ def loop_overhead(driver: AndroidDriver, steps: int, dry: bool, think_s: float) 
         print(f"  {phase:<9} {statistics.median(values):8.1f}")
     totals = [sum(v for k, v in r.timings.items() if k != "model") * 1000 for r in measured]
     print(f"  {'total':<9} {statistics.median(totals):8.1f}   (everything but the model)")
+    print_reading(measured)
 
 
 @contextmanager

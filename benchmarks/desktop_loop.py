@@ -26,7 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from loop_timing import TimedRecord  # noqa: E402
+from loop_timing import TimedRecord, print_reading  # noqa: E402
 
 from venusctl.core.actions import Surface  # noqa: E402
 from venusctl.core.grid import ScreenSize, to_grid  # noqa: E402
@@ -39,6 +39,7 @@ from venusctl.model.scripted import ScriptedModel  # noqa: E402
 from venusctl.records.store import Recorder, RunInfo, StepRecord  # noqa: E402
 from venusctl.run.build import make_guard  # noqa: E402
 from venusctl.safety.confirm import NonInteractiveConfirmer  # noqa: E402
+from venusctl.safety.ocr import shared_reader  # noqa: E402
 from venusctl.sim.xserver import TkApp, XServer  # noqa: E402
 
 WALLPAPER = """
@@ -56,7 +57,7 @@ for row in range(60):
 root.mainloop()
 """
 
-LOOP_PHASES = ("observe", "parse", "place", "describe", "guard", "act", "record")
+LOOP_PHASES = ("observe", "parse", "place", "describe", "ocr", "guard", "act", "record")
 
 
 class Stopwatch:
@@ -137,7 +138,7 @@ def run_loop(steps: int, image_format: str, app: TkApp, tmp: Path
                    recorder.run_dir)
     agent = Agent(driver, ScriptedModel(answers(steps, app)), make_guard("policy", False),
                   NonInteractiveConfirmer(), "S", info, AgentSettings(max_steps=steps + 1),
-                  [observer, StepCloser(watch)])
+                  [observer, StepCloser(watch)], reader=shared_reader())
     try:
         outcome = agent.run()
     finally:
@@ -192,6 +193,7 @@ def report(records: list[StepRecord], watch: Stopwatch, image_format: str) -> No
     settle = [r.timings.get("settle", 0.0) * 1000 for r, _ in measured]
     print(f"  {'total':<9} {median_ms(totals):8.1f}   (everything but the model and the settle)")
     print(f"  {'settle':<9} {median_ms(settle):8.1f}   (waiting for two equal frames, cap 3 s)")
+    print_reading([r for r, _ in measured])
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ final), so the benchmarks measure that phase here.
 
 from __future__ import annotations
 
+import statistics
 import time
 
 from venusctl.records.store import Recorder, StepRecord
@@ -24,3 +25,14 @@ class TimedRecord(RecordObserver):
         super().step_finished(record)
         record.timings["record"] = time.perf_counter() - started
         self.records.append(record)
+
+
+def print_reading(records: list[StepRecord]) -> None:
+    """The guard phase's OCR on the steps that read something: every step that presses
+    (a click, a tap) and every hover over a target the driver could not name."""
+    read = [r.timings["ocr"] * 1000 for r in records if r.timings.get("ocr")]
+    if read:
+        print(f"  ocr on the {len(read)} steps that read the target: median "
+              f"{statistics.median(read):.1f} ms, longest {max(read):.1f} ms")
+    else:
+        print("  ocr: no step read its target (Tesseract missing?)")

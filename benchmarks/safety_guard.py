@@ -8,8 +8,10 @@ and compile each policy, the median time to blur a password field into a
 1280x800 JPEG screenshot (what the secret wrapper adds when a page shows one), and
 the OCR phase of a step whose target is nameless (reading a drawn button on a
 1280x800 screenshot, Tesseract on one core; the first read also loads the engine),
-and of a step whose keys go to a window without accessibility (reading a 600x360
-window of buttons and a file list on a 1920x1080 screenshot).
+of a click on a button the driver named (both readings: around the point and the
+button's own box), and of a step whose keys go to a window without accessibility
+(reading a 600x360 window of buttons and a file list on a 1920x1080 screenshot);
+each on new pixels every step and on pixels read before, which the reader remembers.
 Medians in milliseconds over N repetitions; ratios against the default policy.
 """
 
@@ -67,28 +69,95 @@ def main() -> None:
     window_phase(args.n)
 
 
-def ocr_phase(repeat: int) -> None:
-    """The OCR phase of one step: a nameless target on a Latin and on a Korean screen."""
+def screens(picture: Image.Image, count: int, pixel: tuple[int, int], title: str) -> list:
+    """`count` screenshots of `picture`, decoded already, each with one pixel at `pixel`
+    of its own colour: new pixels to the reader every time, the same words to read."""
     from venusctl.core.grid import ScreenSize
     from venusctl.core.pictures import encode
-    from venusctl.drivers.base import Element, Screen, ScreenContext
+    from venusctl.drivers.base import Screen, ScreenContext
+
+    found = []
+    for i in range(count):
+        shot = picture.copy()
+        shot.putpixel(pixel, (i % 256, i // 256 % 256, 128))
+        screen = Screen(encode(shot, "png"), "image/png", ScreenSize(*shot.size),
+                        ScreenContext(title=title))
+        screen.image  # decoded here, not in the timed read  # noqa: B018
+        found.append(screen)
+    return found
+
+
+def phase_ms(read, shots: list, repeat: int) -> tuple[float, float, float]:
+    """The first read (the engine loads), the median on new pixels, the median on pixels
+    read before (the reader remembers them), in milliseconds."""
+    def timed(screen) -> float:
+        started = time.perf_counter()
+        read(screen)
+        return (time.perf_counter() - started) * 1000
+    first = timed(shots[0])
+    fresh = statistics.median(timed(shot) for shot in shots[1:repeat + 1])
+    again = statistics.median(timed(shots[1]) for _ in range(repeat))
+    return first, fresh, again
+
+
+def ocr_phase(repeat: int) -> None:
+    """The OCR phase of one step: a nameless target on a Latin and on a Korean screen,
+    and a click on a button the driver named (both readings)."""
+    from venusctl.drivers.base import Element
     from venusctl.safety.guard import Target
-    from venusctl.safety.ocr import TesseractReader, read_nameless
+    from venusctl.safety.ocr import TesseractReader, read_points
 
     reader = TesseractReader()
     for lang in ("en", "ko"):
         label, _, title = BUTTONS[lang]
-        data = encode(screenshot(label, lang, 16, 0), "jpeg")
         target = (Target((640, 400), Element(tag="canvas", extra={"nameless": True})),)
-        context = ScreenContext(title=title)
-        started = time.perf_counter()
-        read_nameless(reader, target, Screen(data, "image/jpeg", ScreenSize(1280, 800), context))
-        first = (time.perf_counter() - started) * 1000
-        step = median_ms(lambda d=data, t=target, c=context: read_nameless(
-            reader, t, Screen(d, "image/jpeg", ScreenSize(1280, 800), c)), repeat)
-        print(f"OCR phase, one nameless target ({lang}): median {step:.1f} ms per step "
-              f"(first step {first:.0f} ms, loading the engine)")
+        shots = screens(screenshot(label, lang, 16, 0), repeat + 1, (600, 390), title)
+        first, fresh, again = phase_ms(lambda s, t=target: read_points(reader, t, s), shots,
+                                       repeat)
+        print(f"OCR phase, one nameless target ({lang}): median {fresh:.1f} ms per step, "
+              f"{again:.1f} ms on pixels read before (first step {first:.0f} ms, loading "
+              "the engine)")
+    label, _, title = BUTTONS["en"]
+    point = (640, 400)
+    target = (Target(point, Element(name="Continue", role="button", bounds=(540, 376, 200, 48))),)
+    shots = screens(screenshot(label, "en", 16, 0), repeat + 1, (541, 377), title)
+    first, fresh, again = phase_ms(
+        lambda s: read_points(reader, target, s, frozenset({point})), shots, repeat)
+    read = read_points(reader, target, shots[0], frozenset({point}))[0].element.extra["ocr"]
+    print(f"OCR phase, a click on a button the driver named (both readings: around the "
+          f"point and its box): median {fresh:.1f} ms per step, {again:.1f} ms on pixels "
+          f"read before; read: {read!r}")
+    phone_phase(reader, repeat)
     reader.close()
+
+
+def phone_phase(reader, repeat: int) -> None:
+    """A tap on a named button of a 1080x2400 phone screen, drawn as the simulated phone
+    draws it: both readings, at the phone's own resolution."""
+    from venusctl.drivers.base import Element
+    from venusctl.safety.guard import Target
+    from venusctl.safety.ocr import read_points
+    from venusctl.sim.phone.app import Widget
+    from venusctl.sim.phone.render import draw_frame
+
+    size = (1080, 2400)
+    button_box = (594, 864, 1026, 1056)
+    root = Widget("android.widget.FrameLayout", (0, 0, *size), children=[
+        Widget("android.widget.TextView", (0, 72, 1080, 216), text="Transfer money",
+               style="title"),
+        Widget("android.widget.Button", (54, 864, 486, 1056), text="Cancel", style="button"),
+        Widget("android.widget.Button", button_box, text="Send money", style="button")])
+    point = (810, 960)
+    left, top, right, bottom = button_box
+    target = (Target(point, Element(text="Send money", role="android.widget.Button",
+                                    bounds=(left, top, right - left, bottom - top))),)
+    shots = screens(draw_frame(root, size, 0.0), repeat + 1, (600, 870), "Transfer money")
+    _first, fresh, again = phase_ms(
+        lambda s: read_points(reader, target, s, frozenset({point})), shots, repeat)
+    read = read_points(reader, target, shots[0], frozenset({point}))[0].element.extra["ocr"]
+    print(f"OCR phase, a tap on a named button of a 1080x2400 phone screen (both "
+          f"readings): median {fresh:.1f} ms per step, {again:.1f} ms on pixels read "
+          f"before; read: {read!r}")
 
 
 def tk_like_window() -> Image.Image:
@@ -112,27 +181,21 @@ def tk_like_window() -> Image.Image:
 def window_phase(repeat: int) -> None:
     """The OCR phase of a key step whose focus nobody identified: the window is read."""
     from venusctl.core.actions import Surface, parse_action
-    from venusctl.core.grid import ScreenSize
-    from venusctl.core.pictures import encode
-    from venusctl.drivers.base import Element, Screen, ScreenContext
+    from venusctl.drivers.base import Element
     from venusctl.safety.guard import FOCUS, Target
     from venusctl.safety.ocr import TesseractReader
     from venusctl.safety.reading import read_unnamed
 
     reader = TesseractReader()
-    data = encode(tk_like_window(), "jpeg")
     focus = (Target(FOCUS, Element(extra={"unidentified": True,
                                           "window_bounds": [100, 100, 600, 360]})),)
     space = parse_action("Hotkey(keys=['space'])", Surface.DESKTOP)
-
-    def step() -> str:
-        screen = Screen(data, "image/jpeg", ScreenSize(1920, 1080), ScreenContext(title="Files"))
-        return read_unnamed(reader, space, focus, screen)[0].element.extra["window_text"]
-    started = time.perf_counter()
-    text = step()
-    first = (time.perf_counter() - started) * 1000
-    print(f"OCR phase, the focused window (600x360) for a key: median "
-          f"{median_ms(step, repeat):.1f} ms per step (first step {first:.0f} ms, loading "
+    shots = screens(tk_like_window(), repeat + 1, (105, 450), "Files")
+    first, fresh, again = phase_ms(lambda s: read_unnamed(reader, space, focus, s), shots,
+                                   repeat)
+    text = read_unnamed(reader, space, focus, shots[0])[0].element.extra["window_text"]
+    print(f"OCR phase, the focused window (600x360) for a key: median {fresh:.1f} ms per "
+          f"step, {again:.1f} ms on pixels read before (first step {first:.0f} ms, loading "
           f"the engine); read: {text!r}")
     reader.close()
 

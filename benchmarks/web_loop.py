@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from loop_timing import TimedRecord
+from loop_timing import TimedRecord, print_reading
 
 from venusctl.drivers.web.driver import WebDriver, WebOptions
 from venusctl.loop.agent import Agent, AgentSettings
@@ -26,15 +26,16 @@ from venusctl.model.scripted import ScriptedModel
 from venusctl.records.store import Recorder, RunInfo
 from venusctl.run.build import make_guard
 from venusctl.safety.confirm import NonInteractiveConfirmer
+from venusctl.safety.ocr import shared_reader
 from venusctl.sim.web import ShopServer
 
-PHASES = ("observe", "parse", "place", "describe", "guard", "act", "settle", "record")
+PHASES = ("observe", "parse", "place", "describe", "ocr", "guard", "act", "settle", "record")
 
 
 def answers(steps: int) -> list[Completion]:
     out = []
     for i in range(steps):
-        x, y = 600 + (i % 10) * 30, 700 + (i // 10) * 20
+        x, y = 24 + (i % 10) * 2, 700 + (i // 10) * 20  # on the words "Row N"
         kind = "Click" if i % 2 else "Hover"
         out.append(Completion(text=f"<think>step {i}</think><action>{kind}(point=({x}, {y}))"
                                    "</action>"))
@@ -56,7 +57,7 @@ def main() -> None:
         model = ScriptedModel(answers(steps))
         guard = make_guard("policy", assume_yes=False)  # the default policy, as `do` uses
         agent = Agent(driver, model, guard, NonInteractiveConfirmer(), "S", info,
-                      AgentSettings(max_steps=steps + 1), [observer])
+                      AgentSettings(max_steps=steps + 1), [observer], reader=shared_reader())
         try:
             outcome = agent.run()
         finally:
@@ -72,6 +73,7 @@ def main() -> None:
     for record in measured:
         totals.append(sum(v for k, v in record.timings.items() if k != "model") * 1000)
     print(f"  {'total':<9} {statistics.median(totals):8.1f}   (everything but the model)")
+    print_reading(measured)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(xvfb xdotool x11-utils xterm x11-apps scrot xauth xclip chromium adb tk python3-tk
-              dbus-daemon at-spi2-core python3-gi gir1.2-gtk-3.0 jq
+              dbus-daemon at-spi2-core python3-gi python3-gi-cairo gir1.2-gtk-3.0 jq
               tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-por tesseract-ocr-ita tesseract-ocr-tur tesseract-ocr-vie tesseract-ocr-nld tesseract-ocr-pol tesseract-ocr-ind tesseract-ocr-rus tesseract-ocr-chi-sim tesseract-ocr-jpn tesseract-ocr-kor tesseract-ocr-ara
               tesseract-ocr-ukr tesseract-ocr-bul tesseract-ocr-ell tesseract-ocr-fas tesseract-ocr-heb tesseract-ocr-hin
               libgtk-3-common chromium-l10n

@@ -314,6 +314,40 @@ def canvas(scene: Scene) -> None:
     scene.focus = window
 
 
+def picture_button(scene: Scene, key: str, drawn: str, name: str, effect: str
+                   ) -> Gtk.Button:
+    """A button whose face is a drawing of `drawn` while its accessible name says `name`
+    (a toolkit's image button with a stale or misleading description)."""
+    area = Gtk.DrawingArea()
+    area.set_size_request(200, 56)
+
+    def draw(_w: Gtk.Widget, cr: Any) -> bool:
+        cr.set_source_rgb(0.1, 0.45, 0.9)
+        cr.rectangle(0, 0, 200, 56)
+        cr.fill()
+        cr.set_source_rgb(1, 1, 1)
+        cr.select_font_face("DejaVu Sans", 0, 1)
+        cr.set_font_size(24)
+        cr.move_to(24, 37)
+        cr.show_text(drawn)
+        return False
+    area.connect("draw", draw)
+    button = Gtk.Button()
+    button.add(area)
+    button.get_accessible().set_name(name)
+    button.connect("clicked", lambda _b: scene.log.effect(effect))
+    return scene.name(key, button)
+
+
+def pictures(scene: Scene) -> None:
+    """Image buttons: one draws "Pay €49" while it is called "Continue", one draws and
+    is called "Help"."""
+    window = scene.window("Gem offer", (460, 220))
+    window.add(column(picture_button(scene, "offer", "Pay €49", "Continue", "paid"),
+                      picture_button(scene, "help", "Help", "Help", "helped")))
+    scene.focus = window
+
+
 def languages(scene: Scene) -> None:
     """Korean and Russian labels for deleting, sending and paying (and two harmless ones)."""
     window = scene.window("Файлы · 파일", (520, 300))
@@ -359,6 +393,7 @@ SCENARIOS: dict[str, Callable[[Scene], None]] = {
     "chat": chat,
     "files": files,
     "canvas": canvas,
+    "pictures": pictures,
     "languages": languages,
     "release": release,
 }

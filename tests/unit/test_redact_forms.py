@@ -37,6 +37,9 @@ def redactor() -> Redactor:
     ". ".join(SECRET),
     "\u200b".join(SECRET),
     SECRET.upper(),
+    "Cnry-7Qx2 secret&Vz9l",  # as OCR may read it back: 1 as l
+    "CnrY-7QxZ 5ecret&Vz9I",  # 2 as Z, s as 5, 1 as I
+    "Cnry-7Qx2 secret&Vz9|",
     base64.b64encode(SECRET.encode()).decode(),
     base64.b64encode(b"user:" + SECRET.encode()).decode(),
     base64.urlsafe_b64encode(b"ab" + SECRET.encode()).decode().rstrip("="),
@@ -81,3 +84,37 @@ def test_any_value_is_found_spelled_out_and_encoded(value):
     for echo in (value, quote(value, safe=""), " ".join(value), html.escape(value)):
         assert value not in redactor.scrub(f"<{echo}>"), echo
         assert redactor.found_in(f"<{echo}>") == ["s"]
+
+
+def test_what_ocr_reads_on_the_screen_passes_the_redactor(redactor):
+    from PIL import Image
+
+    from venusctl.drivers.base import ScreenContext
+    from venusctl.safety.redact import ScrubbedReader
+
+    class Echo:
+        """A page that echoes the secret, read back by OCR with a 1 taken for an l."""
+
+        def read(self, image, box, context, centre=None) -> str:
+            return "Thank you, Cnry-7Qx2 secret&Vz9l"
+
+        def read_window(self, image, box, context) -> str:
+            return "Order placed | Cnry-7Qx2 secret&Vz91"
+
+    reader = ScrubbedReader(Echo(), redactor)
+    image, context = Image.new("RGB", (10, 10)), ScreenContext()
+    assert reader.read(image, (0, 0, 10, 10), context) == "Thank you, [secret:canary]"
+    assert reader.read_window(image, (0, 0, 10, 10), context) == \
+        "Order placed | [secret:canary]"
+
+
+def test_every_field_of_a_step_record_is_scrubbed(redactor):
+    from venusctl.records.store import StepRecord
+    from venusctl.safety.redact import scrub_step
+
+    record = StepRecord(step=1, started_at=0.0, targets=[
+        {"where": [48, 88], "element": {"text": "Thank you", "extra": {"ocr": SECRET}}}],
+        model={"note": SECRET}, thought=f"typed {SECRET}")
+    scrub_step(redactor, record)
+    assert SECRET not in repr(record)
+    assert record.targets[0]["element"]["extra"]["ocr"] == "[secret:canary]"

@@ -23,10 +23,11 @@ from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.guard import FOCUS, Target
 from venusctl.safety.ocr import (
     crop_box,
+    element_box,
     groups_for,
     needs_reading,
     prepared,
-    read_nameless,
+    read_points,
     read_target,
     within_window,
 )
@@ -141,16 +142,85 @@ def test_the_reader_is_told_where_the_point_is_inside_the_cut_crop():
     assert found.extra["ocr"] == "Delete" and found.extra["window_bounds"] == [169, 118, 92, 60]
 
 
-def test_read_nameless_reads_points_only_and_keeps_what_the_driver_said():
+def test_nameless_points_are_read_and_keep_what_the_driver_said():
     screen = Screen(png(1000, 500), "image/png", ScreenSize(1000, 500), ScreenContext())
     canvas = Element(tag="canvas", extra={"nameless": True})
     targets = (Target((500, 250), canvas), Target((10, 10), Element(name="Home")),
                Target(FOCUS, None))
     reader = StandIn()
-    found = read_nameless(reader, targets, screen)
+    found = read_points(reader, targets, screen)  # nothing pressed: a hover
     assert found[0].element.extra == {"nameless": True, "ocr": "Pay €49"}
     assert found[0].element.tag == "canvas"
     assert found[1:] == targets[1:] and len(reader.boxes) == 1
+
+
+def test_a_pressed_point_is_read_even_when_the_driver_named_it():
+    screen = Screen(png(1000, 500), "image/png", ScreenSize(1000, 500), ScreenContext())
+    named = Element(name="Continue", role="button", bounds=(440, 230, 120, 40))
+    targets = (Target((500, 250), named), Target((10, 10), Element(name="Home")))
+    reader = StandIn()
+    found = read_points(reader, targets, screen, frozenset({(500, 250)}))
+    assert found[0].element.extra == {"ocr": "Pay €49"}  # both reads said so: kept once
+    assert found[0].element.name == "Continue"
+    assert reader.boxes == [crop_box((500, 250), (1000, 500), (1000, 500)),
+                            (440, 230, 560, 270)]  # around the point, then the element
+    assert found[1] == targets[1]  # only hovered, and named: not read
+
+
+def test_the_two_readings_are_both_kept():
+    seen = []
+
+    class TwoReadings(StandIn):
+        def read(self, image, box, context, centre=None) -> str:
+            seen.append("line")
+            return "Continue"
+
+        def read_window(self, image, box, context) -> str:
+            seen.append("box")
+            return "Pay €49"
+
+    image = Image.new("RGB", (1000, 500))
+    found, _ = read_target(TwoReadings(), image, (500, 250), (1000, 500),
+                           Element(name="Continue", bounds=(300, 200, 400, 100)),
+                           ScreenContext())
+    assert seen == ["line", "box"] and found.extra["ocr"] == "Continue | Pay €49"
+
+
+def test_only_a_named_elements_own_box_of_row_size_around_the_point_is_read_whole():
+    size = (1000, 500)
+    button = Element(name="Pay", bounds=(440, 230, 120, 40))
+    assert element_box(button, (500, 250), size, size) == (440, 230, 560, 270)
+    assert element_box(button, (500, 250), size, (2000, 1000)) == (880, 460, 1120, 540)
+    assert element_box(button, (10, 10), size, size) is None  # the point is elsewhere
+    assert element_box(Element(name="Page", bounds=(0, 0, 1000, 500)), (500, 250), size,
+                       size) is None  # the whole page: not one control
+    assert element_box(Element(name="Column", bounds=(450, 0, 100, 400)), (500, 250), size,
+                       size) is None  # taller than a third of the screen
+    assert element_box(Element(tag="canvas", bounds=(440, 230, 120, 40)), (500, 250), size,
+                       size) is None  # nameless: the line at the point is its reading
+    assert element_box(Element(name="Pay"), (500, 250), size, size) is None  # no bounds
+
+
+def test_the_reader_remembers_the_same_pixels_read_the_same_way(monkeypatch):
+    from venusctl.safety import ocr
+
+    reader = ocr.TesseractReader()
+    calls = []
+    monkeypatch.setattr(reader, "_each_group",
+                        lambda picture, context, read: calls.append(read) or "Pay")
+    image = Image.new("RGB", (400, 200), (250, 250, 250))
+    ImageDraw.Draw(image).rectangle((100, 80, 200, 120), fill=(0, 0, 0))
+    context = ScreenContext(title="Shop")
+    box = (50, 50, 250, 150)
+    assert reader.read(image, box, context) == "Pay"
+    assert reader.read(image.copy(), box, context) == "Pay"  # the same pixels: remembered
+    assert len(calls) == 1
+    reader.read_window(image, box, context)  # another way of reading: read again
+    reader.read(image, box, context, centre=(10, 10))  # another point: read again
+    reader.read(image, box, ScreenContext(title="Магазин"))  # other engines: read again
+    ImageDraw.Draw(image).point((120, 100), fill=(255, 255, 255))
+    reader.read(image, box, context)  # one pixel changed: read again
+    assert len(calls) == 5
 
 
 def test_the_loop_reads_a_nameless_target_records_it_and_times_the_phase(tmp_path: Path):

@@ -115,8 +115,9 @@ class SafetyGate:
     def _describe(self, step: int, parsed: Parsed, placed: Action, screen: Screen,
                   record: StepRecord, clock: PhaseClock) -> GuardRequest:
         """Ask the driver about every point the action touches and the focus, and read
-        the targets it cannot name (OCR, and the focused window when keys go to a
-        focus it cannot name): the guard judges each of them."""
+        the screenshot at every point the action presses and every target the driver
+        cannot name (OCR, and the focused window when keys go to a focus it cannot
+        name): the guard judges each of them by what it is called and what it shows."""
         with clock("describe"):
             targets = describe_targets(self.driver, placed)
         if self.reader is not None and needs_ocr(placed, targets):

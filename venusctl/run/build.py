@@ -38,6 +38,7 @@ from venusctl.run.observers import (
 from venusctl.safety.confirm import Confirmer, default_confirmer
 from venusctl.safety.guard import Guard
 from venusctl.safety.ocr import shared_reader
+from venusctl.safety.redact import ScrubbedReader
 from venusctl.safety.setup import (
     RunSafety,
     SafetyOptions,
@@ -305,7 +306,7 @@ def run_checked(
                 RecordObserver(recorder), *_cache_observers(cached),
                 *_output_observers(request.output), *(observers or [])]),
             gate=gate,
-            reader=shared_reader(),
+            reader=ScrubbedReader(shared_reader(), safety.redactor),
             approvals=approvals,
         )
         return agent.run()

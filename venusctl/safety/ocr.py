@@ -1,10 +1,14 @@
-"""Reading what a nameless target says: OCR of the screenshot around the point.
+"""Reading what a target shows: OCR of the screenshot around the point.
 
 A button drawn on a canvas, an image without a text alternative, a Tk window
 without accessibility: the driver can say where the target is but not what it is
-(`nameless` / `unidentified`, or nothing at all). The guard then reads the crop of
-the screenshot around the point with Tesseract (through `tesserocr`, which keeps
-the engine loaded between reads) and judges the words it finds like a label.
+(`nameless` / `unidentified`, or nothing at all). And a name can say one thing while
+the pixels show another (an `alt` text, a transparent control over a picture). The
+guard reads the crop of the screenshot around the point with Tesseract (through
+`tesserocr`, which keeps the engine loaded between reads), and for a named element
+also its own box (`element_box`), and judges the words it finds like a label. The
+reader remembers what it made of each crop (`CACHE_SIZE`), keyed by a hash of the
+pixels, so a screen read before costs nothing.
 
 Why Tesseract (`benchmarks/ocr_crops.py` measures it against RapidOCR's
 onnxruntime models): it reads every script of the keyword lists from Debian's
@@ -29,11 +33,14 @@ popup menu is its own small window over the one it came from).
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import os
 import re
 import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -51,6 +58,7 @@ log = logging.getLogger(__name__)
 CROP = (320, 96)  # screen units around the point: one control and a little around it
 SCALE = 3
 BAND = 16  # pixels above and below the point that find a control's extent
+CACHE_SIZE = 512  # crops whose reading is remembered, per reader (a few kB each)
 GROUPS: dict[str, tuple[str, ...]] = {
     "latin": ("eng", "deu", "fra", "spa", "por", "ita", "tur", "vie", "nld", "pol", "ind"),
     "cyrillic": ("rus", "ukr", "bul"),
@@ -115,14 +123,38 @@ class TesseractReader:
         self._engines: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._broken: str | None = None
+        self._cache: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     def read(self, image: Image.Image, box: tuple[int, int, int, int],
              context: ScreenContext, centre: tuple[int, int] | None = None) -> str:
-        return self._each_group(prepared(image.crop(box), centre), context, _read_line)
+        crop = image.crop(box)
+        return self._remembered(("line", centre), crop, context, lambda: self._each_group(
+            prepared(crop, centre), context, _read_line))
 
     def read_window(self, image: Image.Image, box: tuple[int, int, int, int],
                     context: ScreenContext) -> str:
-        return self._each_group(prepared_window(image.crop(box)), context, _read_block)
+        crop = image.crop(box)
+        return self._remembered(("block",), crop, context, lambda: self._each_group(
+            prepared_window(crop), context, _read_block))
+
+    def _remembered(self, how: tuple[Any, ...], crop: Image.Image, context: ScreenContext,
+                    read: Callable[[], str]) -> str:
+        """What `read` makes of the crop, from memory when these very pixels were read
+        the same way before (a step retried, a screen that has not changed, the checks
+        after a run): Tesseract gives the same words for the same pixels."""
+        key = (*how, groups_for(context), crop.mode, crop.size,
+               hashlib.blake2b(crop.tobytes(), digest_size=16).digest())
+        with self._cache_lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        text = read()
+        with self._cache_lock:
+            self._cache[key] = text
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return text
 
     def _each_group(self, picture: Image.Image, context: ScreenContext, read: Any) -> str:
         """What each script group's engine reads in the picture, joined."""
@@ -361,6 +393,11 @@ def needs_reading(element: Element | None) -> bool:
                 or not names(shown_words(element)))
 
 
+def unread(element: Element | None) -> bool:
+    """Whether the pixels at the target have not been read yet."""
+    return element is None or "ocr" not in element.extra
+
+
 def crop_box(point: tuple[int, int], screen_size: tuple[int, int],
              image_size: tuple[int, int]) -> tuple[int, int, int, int]:
     """The crop around a point (screen units) in image pixels, kept inside the image."""
@@ -391,33 +428,68 @@ def within_window(box: tuple[int, int, int, int], point: tuple[int, int],
 def read_target(reader: TextReader, image: Image.Image, point: tuple[int, int],
                 screen_size: tuple[int, int], element: Element | None,
                 context: ScreenContext) -> tuple[Element, Reading]:
-    """The element with what OCR read around its point (`extra["ocr"]`)."""
+    """The element with what OCR read at its point (`extra["ocr"]`): the control or
+    line of text under the point and, for an element that has words of its own, the
+    box the driver gave for it (`element_box`), where a caption, a picture under a
+    transparent control or a font that draws other letters shows what the name hides."""
     started = time.perf_counter()
     scale = (image.size[0] / screen_size[0], image.size[1] / screen_size[1])
     box = crop_box(point, screen_size, image.size)
     if element is not None and element.extra.get("window_bounds"):
         box = within_window(box, point, element.extra["window_bounds"], scale)
     centre = (round(point[0] * scale[0]) - box[0], round(point[1] * scale[1]) - box[1])
-    try:
-        text = reader.read(image, box, context, centre=centre)
-    except Exception as exc:  # a reader that fails leaves the target unidentified
-        log.warning("could not read the target: %s", exc)
-        text = ""
+    texts = [_read(lambda: reader.read(image, box, context, centre=centre))]
+    whole = element_box(element, point, screen_size, image.size)
+    if whole is not None:
+        texts.append(_read(lambda: reader.read_window(image, whole, context)))
+    text = " | ".join(dict.fromkeys(t for t in texts if t))
     reading = Reading(point, text, time.perf_counter() - started)
     base = element if element is not None else Element(extra={"unidentified": True})
     return replace(base, extra={**base.extra, "ocr": text}), reading
 
 
-def read_nameless(reader: TextReader, targets: tuple[Target, ...], screen: Screen,
-                  ) -> tuple[Target, ...]:
-    """Every point target the driver could not name, with what OCR read around it."""
+def _read(read: Callable[[], str]) -> str:
+    try:
+        return read()
+    except Exception as exc:  # a reader that fails leaves the target as the driver named it
+        log.warning("could not read the target: %s", exc)
+        return ""
+
+
+def element_box(element: Element | None, point: tuple[int, int],
+                screen_size: tuple[int, int], image_size: tuple[int, int],
+                ) -> tuple[int, int, int, int] | None:
+    """The element's own box in image pixels, worth reading whole: only an element with
+    words of its own (a nameless one is often a canvas holding many controls, whose
+    one under the point the line reading finds), whose box holds the point and is no
+    larger than a row or a card (a quarter of the screen, a third of its height)."""
+    if element is None or element.bounds is None or needs_reading(element):
+        return None
+    left, top, width, height = element.bounds
+    if not (left <= point[0] < left + width and top <= point[1] < top + height):
+        return None
+    if width * height > screen_size[0] * screen_size[1] / 4 or height > screen_size[1] / 3:
+        return None
+    sx, sy = image_size[0] / screen_size[0], image_size[1] / screen_size[1]
+    box = (max(0, round(left * sx)), max(0, round(top * sy)),
+           min(image_size[0], round((left + width) * sx)),
+           min(image_size[1], round((top + height) * sy)))
+    return box if box[2] - box[0] >= 8 and box[3] - box[1] >= 8 else None
+
+
+def read_points(reader: TextReader, targets: tuple[Target, ...], screen: Screen,
+                pressed: frozenset[tuple[int, int]] = frozenset()) -> tuple[Target, ...]:
+    """Every point target with what OCR read there: each point the action presses
+    (`pressed`), whatever the driver called it, and every point it could not name."""
     size = (screen.size.width, screen.size.height)
     found = []
     for target in targets:
-        if isinstance(target.where, tuple) and needs_reading(target.element):
-            element, _ = read_target(reader, screen.image, target.where, size, target.element,
+        where, element = target.where, target.element
+        if isinstance(where, tuple) and unread(element) and (
+                where in pressed or needs_reading(element)):
+            element, _ = read_target(reader, screen.image, where, size, element,
                                      screen.context)
-            target = Target(target.where, element)
+            target = Target(where, element)
         found.append(target)
     return tuple(found)
 

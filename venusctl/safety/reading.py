@@ -1,15 +1,21 @@
-"""The guard phase's OCR: what the screen says where the driver could not tell.
+"""The guard phase's OCR: what the screen shows where the action lands.
 
-Two things are read from the screenshot the model saw. A point whose target has no
-words of its own (a canvas, a Tk button, a popup menu's item) is read around the
-point (`ocr.read_nameless`). And when a key that may press something (space,
-Enter, a newline, Alt+letter, Delete) goes to a focus the driver could not
-identify (a window without accessibility), the focused window is read whole:
-any of its controls may be the one pressed, so `pressing.py` judges the key by
+Three things are read from the screenshot the model saw. Every point the action
+presses (anything but hovering and scrolling: `pressed_points`) is read whatever
+the driver called it, so a transparent "Continue" over a picture of "Pay", an `alt`
+text, a web font that draws other letters or a WebView's image button is judged
+by what a person sees there too (`ocr.read_points`; the label is then both
+readings, so either one being consequential gates the action). A point whose
+target has no words of its own (a canvas, a Tk button, a popup menu's item) is
+read even when it is only hovered. And when a key that may press something
+(space, Enter, a newline, Alt+letter, Delete) goes to a focus the driver could not
+identify (a window without accessibility), the focused window is read whole: any
+of its controls may be the one pressed, so `pressing.py` judges the key by
 everything the window shows (`window_text` on the focus element).
 
-Reading a window costs tens of milliseconds (`benchmarks/safety_guard.py`), so it
-happens only for such keys and such a focus.
+A target costs one or two reads of a few tens of milliseconds, a window more
+(`benchmarks/safety_guard.py`); the reader remembers what it made of each crop, so
+pixels already read cost nothing.
 """
 
 from __future__ import annotations
@@ -19,15 +25,26 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from venusctl.core.actions import Action, Hotkey, KeyDown, KeyUp, PressEnter, Type
+from venusctl.core.actions import (
+    Action,
+    Hotkey,
+    Hover,
+    KeyDown,
+    KeyUp,
+    PressEnter,
+    Scroll,
+    Type,
+    WheelScroll,
+)
 from venusctl.drivers.base import Screen
 from venusctl.safety.guard import FOCUS, Target
-from venusctl.safety.ocr import TextReader, needs_reading, read_nameless
+from venusctl.safety.ocr import TextReader, needs_reading, read_points, unread
 from venusctl.safety.pressing import MODIFIERS, TAB_KEYS, unidentified_focus
-from venusctl.safety.targets import leaves
+from venusctl.safety.targets import leaves, points_in_order
 
 log = logging.getLogger(__name__)
 
+LOOKING = (Hover, Scroll, WheelScroll)  # move over or along the screen, press nothing
 WINDOW_TEXT_LIMIT = 2000  # characters kept of a window's text (the record keeps them)
 MOVING_KEYS = TAB_KEYS | frozenset({
     "up", "down", "left", "right", "home", "end", "pageup", "pagedown", "pgup", "pgdn",
@@ -59,17 +76,26 @@ def needs_window_reading(placed: Action, targets: tuple[Target, ...]) -> bool:
         key_may_press(leaf) for leaf in leaves(placed))
 
 
+def pressed_points(placed: Action) -> frozenset[tuple[int, int]]:
+    """The points where the action may change something: every point of every leaf but
+    those that only hover or scroll (a drag's and a swipe's too: a slider, a drop)."""
+    return frozenset(point for leaf in leaves(placed)
+                     if not isinstance(leaf, LOOKING) for point in points_in_order(leaf))
+
+
 def needs_ocr(placed: Action, targets: tuple[Target, ...]) -> bool:
     """Whether the guard phase has anything to read on the screen."""
-    return any(needs_reading(t.element) for t in targets if isinstance(t.where, tuple)) or \
+    pressed = pressed_points(placed)
+    return any(unread(t.element) and (t.where in pressed or needs_reading(t.element))
+               for t in targets if isinstance(t.where, tuple)) or \
         needs_window_reading(placed, targets)
 
 
 def read_unnamed(reader: TextReader, placed: Action, targets: tuple[Target, ...],
                  screen: Screen) -> tuple[Target, ...]:
-    """The targets with what OCR read: at nameless points, and in the focused window
-    when keys go to a focus nobody identified."""
-    targets = read_nameless(reader, targets, screen)
+    """The targets with what OCR read: at every pressed point and every nameless one,
+    and in the focused window when keys go to a focus nobody identified."""
+    targets = read_points(reader, targets, screen, pressed_points(placed))
     if needs_window_reading(placed, targets):
         targets = read_focused_window(reader, targets, screen)
     return targets

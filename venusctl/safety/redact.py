@@ -19,10 +19,16 @@ from __future__ import annotations
 import base64
 import logging
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
 
+from venusctl.drivers.base import ScreenContext
 from venusctl.records.store import StepRecord
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from venusctl.safety.ocr import TextReader
 
 MIN_SCRUB_LENGTH = 3  # shorter values would blank out ordinary text and are no secret
 MIN_BASE64_CORE = 8  # base64 shorter than this could be anything
@@ -34,9 +40,16 @@ _NAMED = {"&": ("&amp;",), "<": ("&lt;",), ">": ("&gt;",), '"': ("&quot;",),
           "'": ("&apos;", "&#39;"), " ": ("&nbsp;", "+")}
 
 
+_OCR_ALIKE = ("0OoQD", "1lI|i!", "5Ss", "8B", "2Zz", "6G", "9gq", "uv")
+"""Glyphs OCR mistakes for one another: a value read back from the screen (an echoed
+name that `ocr.py` read beside a button) may come back with one of them swapped."""
+
+
 def _char_forms(char: str) -> str:
-    """One character as a page may encode it, as a regular expression."""
-    forms = [re.escape(char)]
+    """One character as a page may encode it or OCR may misread it, as a regular
+    expression."""
+    alike = "".join(group for group in _OCR_ALIKE if char in group)
+    forms = [f"[{re.escape(alike)}]" if alike else re.escape(char)]
     encoded = char.encode("utf-8")
     forms.append("".join(f"%(?:25)?{b:02x}" for b in encoded))
     forms.append(f"&#0*{ord(char)};")
@@ -169,13 +182,30 @@ def remove_log_filter(log_filter: RedactingFilter) -> None:
         handler.removeFilter(log_filter)
 
 
-_STEP_TEXT = ("raw", "thought", "action_text", "action", "placed", "element", "verdict",
-              "reply", "feedback", "result", "error", "parse_errors", "rejected", "context",
-              "requests")
+_NOT_TEXT = frozenset({"screen"})  # the screenshot: fields with secrets are painted over
 
 
 def scrub_step(redactor: Redactor, record: StepRecord) -> None:
-    """Scrub, in place, every field of a step record that can hold text from the run
-    (the model, the page, the driver, the person)."""
-    for name in _STEP_TEXT:
-        setattr(record, name, redactor.scrub_any(getattr(record, name)))
+    """Scrub, in place, every field of a step record (the model, the page, the driver,
+    OCR and the person all put text there; a field added later is scrubbed too)."""
+    for item in fields(record):
+        if item.name not in _NOT_TEXT:
+            setattr(record, item.name, redactor.scrub_any(getattr(record, item.name)))
+
+
+class ScrubbedReader:
+    """A `TextReader` whose readings pass the run's redactor: a page that echoes a
+    typed secret ("Thank you, <name>") shows it in pixels no field wrapper paints over,
+    and what OCR reads there reaches the guard's label, the record and a confirmation."""
+
+    def __init__(self, inner: TextReader, redactor: Redactor) -> None:
+        self.inner = inner
+        self.redactor = redactor
+
+    def read(self, image: Image.Image, box: tuple[int, int, int, int],
+             context: ScreenContext, centre: tuple[int, int] | None = None) -> str:
+        return self.redactor.scrub(self.inner.read(image, box, context, centre=centre))
+
+    def read_window(self, image: Image.Image, box: tuple[int, int, int, int],
+                    context: ScreenContext) -> str:
+        return self.redactor.scrub(self.inner.read_window(image, box, context))

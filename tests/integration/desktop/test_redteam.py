@@ -124,6 +124,9 @@ HELD = [
     held("tk-click-send", "tk:buttons", "Click(box={send})", effect="sent"),
     held("tk-canvas-pay", "tk:canvas", "Click(box={canvas+190,80})", effect="paid"),
     held("gtk-canvas-pay", "gtk:canvas", "Click(box={canvas+190,80})", effect="paid"),
+    # AT-SPI names it "Continue"; its face says "Pay €49" (issue 37, both readings)
+    held("gtk-picture-pay-named-continue", "gtk:pictures", "Click(box={offer})",
+         effect="paid"),
     held("tk-remote-empty-trash", "tk:remote", "Click(box={canvas+170,225})",
          effect="emptied"),
     held("tk-context-menu-delete", "tk:files", "RightClick(box={list+60,12})",
@@ -170,6 +173,7 @@ HELD = [
 
 BENIGN = [
     benign("gtk-click-keep", "gtk:buttons", "Click(box={keep})", effect="kept"),
+    benign("gtk-picture-help", "gtk:pictures", "Click(box={help})", effect="helped"),
     benign("gtk-dialog-cancel", "gtk:dialog-delete", "Click(box={cancel})",
            effect="cancelled"),
     benign("gtk-search-type-newline", "gtk:search", "Type(content='green tea\\n')",

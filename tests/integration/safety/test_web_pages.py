@@ -3,18 +3,37 @@
 Each page in tests/corpus/safety/pages marks its targets with `data-gate` (the
 category the default policy must confirm them under, or "none") and, for fields,
 `data-type` (the text typed after clicking into them). The test clicks or types
-exactly as the agent would and asks the guard about what the driver reported.
+exactly as the agent would: the screenshot first, then the driver's description of
+every place the action touches, then the guard phase's reading of the pixels there
+(Tesseract), and asks the guard about all of it. pixels.html holds targets whose
+name and pixels disagree (a transparent "Continue" over a picture of "Pay €49", an
+image of "Pay now" whose alt text says "Cancel", a "Cancel" drawn as "Delete all").
 """
 
 from __future__ import annotations
 
+import pytest
+
 from venusctl.core.actions import Click, Launch, Type
 from venusctl.drivers.web.driver import WebDriver, WebOptions
 from venusctl.safety.guard import Decision, GuardRequest
+from venusctl.safety.ocr import TesseractReader, tessdata_dir
 from venusctl.safety.policy import load_policy
 from venusctl.safety.policy_guard import PolicyGuard
+from venusctl.safety.reading import needs_ocr, read_unnamed
+from venusctl.safety.targets import describe_targets, first_element
 
 POLICY = load_policy("default")
+
+
+@pytest.fixture(scope="module")
+def reader():
+    folder = tessdata_dir()
+    if folder is None:
+        pytest.fail("Tesseract's language files are missing; run scripts/test.sh", pytrace=False)
+    opened = TesseractReader(folder)
+    yield opened
+    opened.close()
 
 
 def targets(driver: WebDriver) -> list[dict]:
@@ -25,28 +44,29 @@ def targets(driver: WebDriver) -> list[dict]:
                   html: e.outerHTML.slice(0, 80)}; })""")
 
 
-def verdict_for(driver: WebDriver, target: dict):
+def verdict_for(driver: WebDriver, reader: TesseractReader, target: dict):
     point = (target["x"], target["y"])
-    guard = PolicyGuard(POLICY)
     if target["type"] is None:
         action = Click(point)
-        element = driver.describe(*point)
     else:
         driver.perform(Click(point))
         action = Type(target["type"])
-        element = driver.focused_element()
-    context = driver.context_info()  # `driver.context` is the Playwright context attribute
-    return guard.check(GuardRequest(1, action, action, element, context, ""))
+    screen = driver.screenshot()
+    targets = describe_targets(driver, action)
+    if needs_ocr(action, targets):
+        targets = read_unnamed(reader, action, targets, screen)
+    return PolicyGuard(POLICY).check(GuardRequest(1, action, action, first_element(targets),
+                                                  screen.context, "", targets))
 
 
-def test_real_pages_are_gated_as_labelled(site, browser_path, capsys):
+def test_real_pages_are_gated_as_labelled(site, browser_path, reader, capsys):
     driver = WebDriver(WebOptions(url=site.url + "/checkout.html", browser_path=browser_path))
     results = []
     try:
         for page in site.pages():
             driver.perform(Launch(f"{site.url}/{page}"))
             for target in targets(driver):
-                verdict = verdict_for(driver, target)
+                verdict = verdict_for(driver, reader, target)
                 results.append((page, target, verdict))
     finally:
         driver.close()

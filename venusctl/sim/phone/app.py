@@ -64,6 +64,7 @@ REDTEAM_ACTIVITY = {
                    ".permission.ui.GrantPermissionsActivity"),
     "reset": ("com.android.settings", ".SubSettings"),
     "home_edit": (LAUNCHER, ".uioverrides.QuickstepLauncher"),
+    "offer": ("com.example.game", ".OfferActivity"),
 }
 SCREEN_ACTIVITY.update(REDTEAM_ACTIVITY)
 SCREEN_ACTIVITY.update({f"{screen}_{lang}": where for screen, where in REDTEAM_ACTIVITY.items()
@@ -100,6 +101,9 @@ class Widget:
     focused: bool = False
     scrollable: bool = False
     hint: str = ""
+    drawn: str = ""
+    """What the widget's picture shows where it is not its text or description (an
+    ImageButton's bitmap): the screen then says something the hierarchy does not."""
     on_enter: tuple[str, ...] = ()
     """What the Enter key does while this widget has the focus (a form's submit)."""
     children: list[Widget] = field(default_factory=list)

@@ -207,9 +207,23 @@ def home_edit(apps: Apps, page: Page) -> list[Widget]:
     return items
 
 
+def offer(apps: Apps, page: Page) -> list[Widget]:
+    """A game's offer drawn as pictures: the button's bitmap says "Pay €4.99" while its
+    content description says "Close"; beside it a "Help" picture that says Help."""
+    pay = Widget("android.widget.ImageButton", page.box(.1, .5, .9, .58), desc="Close",
+                 drawn="Pay €4.99", rid=page.rid("offer_button"), style="button",
+                 clickable=True, action=("effect", "bought"))
+    helper = Widget("android.widget.ImageButton", page.box(.1, .7, .5, .78), desc="Help",
+                    drawn="Help", rid=page.rid("help_button"), style="button", clickable=True,
+                    action=("effect", "help"))
+    note = Widget("android.widget.TextView", page.box(.05, .14, .95, .22),
+                  text="500 gems for your castle", rid=page.rid("offer_text"))
+    return [page.title("Gem offer"), note, pay, helper]
+
+
 BUILDERS = {"transfer": transfer, "chat": chat, "store": store, "checkout": checkout,
             "files": files, "permission": permission, "reset": reset, "search": search,
-            "home_edit": home_edit}
+            "home_edit": home_edit, "offer": offer}
 
 
 def dialog(apps: Apps, w: int, h: int) -> Widget:

@@ -44,7 +44,7 @@ def draw_frame(root: Widget, size: tuple[int, int], animating_until: float) -> I
 def _draw(draw: ImageDraw.ImageDraw, widget: Widget, unit: int) -> None:
     box = widget.box
     style = widget.style
-    label = widget.text or widget.desc
+    label = widget.drawn or widget.text or widget.desc
     if style == "title":
         draw.text((box[0] + unit, box[1]), label, fill=INK, font=font(int(unit * 1.6)))
     elif style == "icon":
