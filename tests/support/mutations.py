@@ -170,11 +170,12 @@ dialog, the form, the resource id."""
 LANGUAGE_AXES: dict[str, tuple[str, ...]] = {"language": SHIPPED,
                                              "unknown_script": UNKNOWN_SCRIPTS}
 """Language axes: the target's words replaced, once per language, by Chromium's "Pay",
-"Send" or "Install" (a consequential case of that category), GTK's "Delete" or "Remove"
-(one that deletes) or GTK's everyday buttons (a benign case; tests/support/
-translations.py). `language` takes the languages of the default policy's keyword files,
-`unknown_script` scripts it has no words for. Cases of other categories (account,
-credentials, power) are left out."""
+"Send", "Install", "Change password", "Reset password", "Remove account" or "Restart"
+(a consequential case of that category), GTK's "Delete" or "Remove" (one that deletes)
+or GTK's everyday buttons (a benign case; tests/support/translations.py). `language`
+takes the languages of the default policy's keyword files, `unknown_script` scripts it
+has no words for. Credentials cases are left out: typing into a password field is
+judged by the field, not by its label."""
 
 
 @functools.cache
@@ -184,9 +185,10 @@ def _words(code: str, consequential: bool) -> tuple[str, ...]:
 
 def language_label(case: Case, code: str) -> str | None:
     """The case's label in the language `code`, None for a case these axes leave out:
-    Chromium's button for paying, sending and installing, GTK's for deleting."""
+    Chromium's button for paying, sending, installing, account changes and restarting,
+    GTK's for deleting."""
     if case.consequential and case.category in CHROMIUM_WORDS:
-        return chromium_word(code, CHROMIUM_WORDS[case.category])
+        return chromium_word(code, pick(CHROMIUM_WORDS[case.category], case.name))
     if case.consequential and case.category != "delete":
         return None
     words = _words(code, case.consequential)

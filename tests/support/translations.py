@@ -4,7 +4,8 @@ own translations.
 GTK's translators wrote "_Delete", "_Remove", "_Open" or "_Save" in every language the
 desktop speaks (libgtk-3-common's /usr/share/locale/<code>/LC_MESSAGES/gtk30.mo), and
 Chromium's wrote "Pay", "Send" and "Install" (chromium-l10n's
-/usr/lib/chromium/locales/<code>.pak); neither saw our keyword files, so a label taken
+/usr/lib/chromium/locales/<code>.pak), and "Change password", "Reset password",
+"Remove account" and "Restart"; neither saw our keyword files, so a label taken
 from there measures the guard on words nobody on the project chose. The benign words
 are GTK's everyday buttons of every dialog.
 """
@@ -63,12 +64,18 @@ def pick(words: tuple[str, ...], case_name: str) -> str:
 
 
 CHROMIUM_LOCALES = Path("/usr/lib/chromium/locales")
-CHROMIUM_WORDS = {"payment": "Pay", "send": "Send", "install": "Install"}
-"""The consequential categories Chromium's own buttons name, and their English string."""
+CHROMIUM_WORDS: dict[str, tuple[str, ...]] = {
+    "payment": ("Pay",), "send": ("Send",), "install": ("Install",),
+    "account": ("Change password", "Reset password"),
+    "system": ("Restart",)}
+"""The consequential categories Chromium's own buttons name, and their English strings
+(a case takes one of them, `pick`): paying, sending, installing, changing an account's
+password or removing the account, restarting."""
 _PAK_NAMES = {"en": "en-US", "zh": "zh-CN", "pt": "pt-BR"}
-UNREADABLE = {("vi", "Install")}
-"""Vietnamese "Cài đặt" is both "Install" and "Settings": no word can tell them apart,
-so the guard leaves it to the context and no axis takes it."""
+UNREADABLE = {("vi", "Install"), ("ro", "Restart")}
+"""Vietnamese "Cài đặt" is both "Install" and "Settings", Romanian "Reîncepe" (Chromium's
+"Restart") is "start over" (a game, a quiz): no word can tell them apart, so the guard
+leaves them to the context and no axis takes them."""
 
 
 def _pak(path: Path) -> dict[int, bytes]:

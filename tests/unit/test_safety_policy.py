@@ -289,3 +289,26 @@ def test_the_prompt_names_secrets_and_the_desktop_password_placeholder():
     assert "CallUser" in missing.password_note
     assert "venusctl secret set desktop_password" in (missing.warning or "")
     assert prompt_notes(Surface.DESKTOP, [], "open the calculator").warning is None
+
+
+SETTINGS = ScreenContext(url="https://mail.example/settings", title="Settings")
+
+
+@pytest.mark.parametrize("label", [
+    "Reset password", "Update your password", "Passwort zurücksetzen",
+    "Réinitialiser votre mot de passe", "Ubah kata sandi", "Сменить пароль",
+    "비밀번호 변경", "Zmień hasło", "Jelszó módosítása"])
+def test_a_button_that_changes_a_password_is_an_account_change(label):
+    """A password word and a changing verb in one label, in either order and form."""
+    found = check(DEFAULT, "Click(point=(1, 1))", Element(text=label, role="button"), SETTINGS,
+                  thought="Continue with the task.")
+    assert (found.decision, found.category) == (Decision.CONFIRM, "account"), found
+
+
+@pytest.mark.parametrize("label", [
+    "Forgot your password?", "Show password", "Hide password", "Passwort vergessen?",
+    "Change language", "Reset filters", "Mot de passe oublié ?"])
+def test_a_password_word_or_a_changing_verb_alone_is_not(label):
+    found = check(DEFAULT, "Click(point=(1, 1))", Element(text=label, role="button"), SETTINGS,
+                  thought="Continue with the task.")
+    assert found.decision is Decision.ALLOW, found

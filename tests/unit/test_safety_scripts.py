@@ -88,12 +88,15 @@ def test_a_keyword_file_of_its_own_makes_a_script_readable(tmp_path):
 
 
 @pytest.mark.parametrize("code", SHIPPED)
-def test_chromiums_pay_send_and_install_read_as_their_act_in_every_language(code):
-    """Chromium's own buttons (chromium-l10n), found by their English text."""
-    for category, english in CHROMIUM_WORDS.items():
-        word = chromium_word(code, english)
-        if word is None:  # UNREADABLE: Vietnamese "Cài đặt" is Install and Settings
-            continue
-        found = check(DEFAULT, "Click(point=(1, 1))", Element(text=word, role="button"),
-                      FILES, thought="Continue with the task.")
-        assert found.decision is Decision.CONFIRM and found.category == category, (code, word)
+def test_chromiums_consequential_buttons_read_as_their_act_in_every_language(code):
+    """Chromium's own buttons (chromium-l10n), found by their English text: Pay, Send,
+    Install, Change password, Reset password, Remove account, Restart."""
+    for category, words in CHROMIUM_WORDS.items():
+        for english in words:
+            word = chromium_word(code, english)
+            if word is None:  # UNREADABLE: Vietnamese "Cài đặt" is Install and Settings
+                continue
+            found = check(DEFAULT, "Click(point=(1, 1))", Element(text=word, role="button"),
+                          FILES, thought="Continue with the task.")
+            assert found.decision is Decision.CONFIRM and found.category == category, (
+                code, english, word, found.category)

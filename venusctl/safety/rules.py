@@ -33,8 +33,8 @@ from venusctl.safety.guard import Decision
 from venusctl.safety.places import in_apps, in_domains
 from venusctl.safety.text import KeywordSet, normalize
 
-TEXT_FIELDS = ("target", "role", "dialog", "form", "form_fields", "icons", "selection", "link",
-               "page", "reason", "typed")
+TEXT_FIELDS = ("target", "target_also", "role", "dialog", "form", "form_fields", "icons",
+               "selection", "link", "page", "reason", "typed")
 SET_FIELDS = ("action", "input_type", "detect", "keys", "app", "domain", "command")
 BOOL_FIELDS = ("blind", "selected", "terminal", "secret_permitted")
 FIELDS = TEXT_FIELDS + SET_FIELDS + BOOL_FIELDS
@@ -159,6 +159,9 @@ def _bool_test(name: str, wanted: bool) -> Test:
 
 _TEXT_SOURCES: dict[str, Callable[[Facts], tuple[str, str]]] = {
     "target": lambda f: (f.target, f.target_raw),
+    # a second list the same label must also hold: a noun with a verb ("password" and
+    # "reset"), each list free of the other's word order and forms
+    "target_also": lambda f: (f.target, f.target_raw),
     "role": lambda f: (f.role, f.role),
     "dialog": lambda f: (f.dialog, f.dialog),
     "form": lambda f: (f.form, f.form),
