@@ -102,6 +102,15 @@ def test_removing_a_filter_deletes_nothing(element):
     assert verdict(element).decision is Decision.ALLOW
 
 
+def test_a_model_that_says_it_removes_a_filter_is_not_deleting():
+    chip = Element(text="Red ✕", name="Remove filter Red", role="button", tag="button")
+    assert check(DEFAULT, CLICK, chip, SHOP, thought="Remove the colour filter.").decision \
+        is Decision.ALLOW
+    row = Element(text="report.pdf", role="row")  # the model's word still counts elsewhere
+    found = check(DEFAULT, CLICK, row, SHOP, thought="Remove the report for good.")
+    assert (found.decision, found.category) == (Decision.CONFIRM, "delete")
+
+
 def test_a_cookie_banner_on_a_checkout_page_is_not_a_payment():
     checkout = ScreenContext(url="https://shop.example/checkout", title="Checkout")
     banner = Element(text="Accept all", role="button", tag="button",
