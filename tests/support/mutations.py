@@ -37,7 +37,7 @@ from tests.support.translations import (
     pick,
     translated,
 )
-from venusctl.core.actions import Click, Surface
+from venusctl.core.actions import Action, Click, Hotkey, KeyDown, KeyUp, Sequence, Surface
 from venusctl.drivers.base import Element
 from venusctl.safety.guard import Decision, GuardRequest, Target
 from venusctl.safety.policy import Policy
@@ -306,21 +306,27 @@ SURFACES = {Surface.BROWSER: "web", Surface.MOBILE: "phone", Surface.DESKTOP: "d
 def outcomes(cases: list[Case], policy_for: Callable[[Case], Policy]) -> Iterator[Outcome]:
     """The guard's verdict on the baseline and on every spelling mutant of every case."""
     for case in cases:
-        if not has_visible_words(case.request):
+        keyed = presses_keys(case.request) or any(presses_keys(r) for r in case.before)
+        words = has_visible_words(case.request)
+        if not words and not keyed:
             continue
         policy = policy_for(case)
-        variants: list[tuple[str, Callable[[GuardRequest], GuardRequest]]] = [
-            ("baseline", lambda r: mutate_request(r, None)),
-            *((name, _spelled(axis)) for name, axis in AXES.items()),
-            *((name, _relabelled(axis(case))) for name, axis in LABEL_AXES.items()
-              if has_own_label(case.request))]
+        variants: list[tuple[str, Callable[[GuardRequest], GuardRequest]]] = []
+        if words:
+            variants += [
+                ("baseline", lambda r: mutate_request(r, None)),
+                *((name, _spelled(axis)) for name, axis in AXES.items()),
+                *((name, _relabelled(axis(case))) for name, axis in LABEL_AXES.items()
+                  if has_own_label(case.request))]
+        if keyed:  # every key named another way, words and thought as written
+            variants += [(KEY_AXES[0], lambda r: r), (KEY_AXES[1], _keys_respelled)]
         named = [(name, case.name, variant) for name, variant in variants]
-        if has_own_label(case.request):
+        if words and has_own_label(case.request):
             for name, codes in LANGUAGE_AXES.items():
                 named += [(name, f"{case.name}@{code}", _relabelled(_in_language(label)))
                           for code in codes if (label := language_label(case, code))]
         standing = {name: case.consequential for name, _, _ in named}
-        for name, consequential, relabel in link_variants(case):
+        for name, consequential, relabel in link_variants(case) if words else ():
             named.append((name, case.name, _relabelled(relabel)))
             standing[name] = consequential
         for name, label, variant in named:
@@ -330,6 +336,38 @@ def outcomes(cases: list[Case], policy_for: Callable[[Case], Policy]) -> Iterato
             verdict = guard.check(variant(case.request))
             yield Outcome(SURFACES[case.surface], name, label, standing[name],
                           verdict.decision is not Decision.ALLOW)
+
+
+KEY_AXES = ("keys_as_written", "key_spelling")
+"""Cases that press keys, as written and with every key named another way."""
+KEY_SPELLINGS = {
+    "ctrl": "Control", "control": "ctrlLeft", "enter": "Return", "return": "KP_Enter",
+    "delete": "Del", "del": "Forward Delete", "alt": "Option", "shift": "ShiftLeft",
+    "cmd": "Windows", "command": "Super", "super": "Meta", "win": "Cmd", "meta": "Command",
+    "esc": "Escape", "escape": "Esc", "space": "Spacebar", "backspace": "BackSpace",
+    "tab": "TAB", "up": "ArrowUp", "down": "ArrowDown", "pageup": "Page_Up",
+    "pagedown": "PgDn", "sysrq": "SysRq",
+}
+"""Another way to name each key, as models, keyboards and toolkits write them."""
+
+
+def respelled_keys(action: Action) -> Action:
+    """The action with every key it presses named another way (`KEY_SPELLINGS`)."""
+    if isinstance(action, Sequence):
+        return replace(action, actions=tuple(respelled_keys(a) for a in action.actions))
+    if isinstance(action, (Hotkey, KeyDown, KeyUp)):
+        return replace(action, keys=tuple(KEY_SPELLINGS.get(k.strip().lower(), k)
+                                          for k in action.keys))
+    return action
+
+
+def presses_keys(request: GuardRequest) -> bool:
+    return respelled_keys(request.placed) != request.placed
+
+
+def _keys_respelled(request: GuardRequest) -> GuardRequest:
+    return replace(request, action=respelled_keys(request.action),
+                   placed=respelled_keys(request.placed))
 
 
 def _in_language(label: str) -> Relabel:

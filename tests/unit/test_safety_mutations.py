@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.mutations import (
     AXES,
+    KEY_AXES,
     LABEL_AXES,
     LANGUAGE_AXES,
     LINK_AXES,
@@ -92,9 +93,9 @@ def test_the_report_covers_every_axis_on_every_surface(table, capsys):
               "gated)\n" + report(table))
     assert {surface for surface, _ in table} == {"web", "phone", "desktop"}
     assert {axis for _, axis in table} == {"baseline", *AXES, *LABEL_AXES, *LANGUAGE_AXES,
-                                            *LINK_AXES}
+                                            *LINK_AXES, *KEY_AXES}
     assert all(rate.consequential >= 20 and rate.benign >= 10 for (_, axis), rate in
-               table.items() if axis not in LINK_AXES)
+               table.items() if axis not in LINK_AXES and axis not in KEY_AXES)
     assert table["web", "link_address"].consequential >= 60
     assert table["web", "help_link"].benign >= 100
 
@@ -189,3 +190,14 @@ def test_a_link_is_held_when_its_address_names_what_its_label_says(found):
 
 def test_a_link_into_a_help_centre_is_reading(table):
     assert table["web", "help_link"].asked_share <= 0.02
+
+
+def test_a_key_named_another_way_changes_no_verdict(found):
+    """Every key of every keyed case respelled ('Control', 'Return', 'Del', 'Super',
+    'Option', 'Spacebar'): the guard reads canonical key names on both sides."""
+    written = {(o.surface, o.case): o.gated for o in found if o.axis == "keys_as_written"}
+    respelled = [o for o in found if o.axis == "key_spelling"]
+    changed = [o.case for o in respelled if o.gated != written[o.surface, o.case]]
+    assert changed == []
+    assert len(respelled) == len(written) >= 25
+    assert sum(o.consequential for o in respelled) >= 15

@@ -33,6 +33,7 @@ from venusctl.core.actions import (
 from venusctl.drivers.base import Element, ScreenContext
 from venusctl.safety.detect import detected
 from venusctl.safety.guard import GuardRequest, changes_state
+from venusctl.safety.keynames import combo
 from venusctl.safety.places import host_of, href_of
 from venusctl.safety.pressing import Press
 from venusctl.safety.secrets import names_in
@@ -284,5 +285,6 @@ def _destinations(press: Press, element: Element | None) -> tuple[str, ...]:
 
 
 def combo_of(text: str) -> frozenset[str]:
-    """`"ctrl+alt+t"` as the set of its keys (order does not matter)."""
-    return frozenset(k.strip().lower() for k in text.split("+") if k.strip())
+    """`"ctrl+alt+t"` as the set of its keys by their canonical names (`keynames`:
+    "control+Return" is the same combination as "ctrl+enter")."""
+    return combo([k for k in text.split("+") if k.strip()])

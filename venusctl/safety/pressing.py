@@ -53,17 +53,19 @@ from venusctl.core.actions import (
 )
 from venusctl.drivers.base import Element
 from venusctl.safety.guard import FOCUS, POINTER, GuardRequest
+from venusctl.safety.keynames import MODIFIERS
+from venusctl.safety.keynames import combo as key_combo
 from venusctl.safety.targets import leaves
 from venusctl.safety.text import normalize
 
 POINTING = (Click, DoubleClick, TripleClick, LongPress)
 RESETS_FOCUS = (Launch, LaunchApp, PressBack, PressHome)
-ENTER_KEYS = frozenset({"enter", "return", "kp_enter", "numpadenter", "\n", "\r"})
-SPACE_KEYS = frozenset({"space", "spacebar", " "})
-TAB_KEYS = frozenset({"tab", "\t"})
-DELETE_KEYS = frozenset({"delete", "del", "kp_delete", "forwarddelete"})
-MODIFIERS = frozenset({"ctrl", "control", "alt", "shift", "cmd", "command", "super", "win",
-                       "meta", "option", "altgr", "fn"})
+# keys by their canonical names (`keynames.key_name`: 'Return' is 'enter')
+ENTER_KEYS = frozenset({"enter"})
+SPACE_KEYS = frozenset({"space"})
+TAB_KEYS = frozenset({"tab"})
+DELETE_KEYS = frozenset({"delete"})
+SHORTCUT_MODIFIERS = frozenset({"ctrl", "alt", "meta"})
 CLICK_TOLERANCE = 10  # pixels: a drag shorter than this is a click
 UNSEEN_SELECTION = "(unknown: the focused control could not be identified)"
 CONTEXT_KEYS = ("dialog", "form_fields", "form_buttons", "frame_origin", "window_class",
@@ -246,27 +248,27 @@ def _type(state: _Walk, leaf: Type) -> None:
 
 
 def _keys(state: _Walk, leaf: Hotkey | KeyDown) -> None:
-    combo = frozenset(k.strip().lower() for k in leaf.keys) | state.memory.held
+    combo = key_combo(leaf.keys) | state.memory.held
     how = "+".join(leaf.keys)
     state.presses.append(Press(leaf, state.focus, how, keys=frozenset({combo})))
     plain = combo - MODIFIERS
-    if plain & TAB_KEYS and not combo & {"ctrl", "alt", "cmd", "super"}:
+    if plain & TAB_KEYS and not combo & SHORTCUT_MODIFIERS:
         state.focus_moved = True
         state.memory.line = ""
     if plain & ENTER_KEYS:
         state.presses.extend(_enter(state, leaf, how, state.memory.line))
         state.memory.line = ""
-    if plain & SPACE_KEYS and not combo & {"ctrl", "alt", "cmd", "super"}:
+    if plain & SPACE_KEYS and not combo & SHORTCUT_MODIFIERS:
         state.presses.extend(_space(state, leaf, how))
     state.presses.extend(_mnemonic(state, leaf, combo))
     state.presses.extend(_delete(state, leaf, combo))
     if isinstance(leaf, KeyDown):
-        state.memory.held = state.memory.held | frozenset(k.strip().lower() for k in leaf.keys)
+        state.memory.held = state.memory.held | key_combo(leaf.keys)
 
 
 def _key_up(state: _Walk, leaf: KeyUp) -> None:
     """Space presses a focused button when it is let go."""
-    released = frozenset(k.strip().lower() for k in leaf.keys)
+    released = key_combo(leaf.keys)
     combo = released | state.memory.held
     state.presses.append(Press(leaf, state.focus, "+".join(leaf.keys), keys=frozenset({combo})))
     if released & SPACE_KEYS:
@@ -325,7 +327,7 @@ def _unknown_focus(state: _Walk, leaf: Action, how: str) -> Iterator[Press]:
 def _mnemonic(state: _Walk, leaf: Action, combo: frozenset[str]) -> Iterator[Press]:
     """Alt+letter presses the widget whose label has that letter underlined."""
     letters = [k for k in combo - MODIFIERS if len(k) == 1 and k.isalnum()]
-    if "alt" not in combo or len(letters) != 1 or combo & {"ctrl", "cmd", "super"}:
+    if "alt" not in combo or len(letters) != 1 or combo & {"ctrl", "meta"}:
         return
     mnemonics = _extra(state.focus, "mnemonics")
     if not isinstance(mnemonics, dict):

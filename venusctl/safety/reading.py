@@ -38,17 +38,17 @@ from venusctl.core.actions import (
 )
 from venusctl.drivers.base import Screen
 from venusctl.safety.guard import FOCUS, Target
+from venusctl.safety.keynames import MODIFIERS, combo
 from venusctl.safety.ocr import TextReader, needs_reading, read_points, unread
-from venusctl.safety.pressing import MODIFIERS, TAB_KEYS, unidentified_focus
+from venusctl.safety.pressing import TAB_KEYS, unidentified_focus
 from venusctl.safety.targets import leaves, points_in_order
 
 log = logging.getLogger(__name__)
 
 LOOKING = (Hover, Scroll, WheelScroll)  # move over or along the screen, press nothing
 WINDOW_TEXT_LIMIT = 2000  # characters kept of a window's text (the record keeps them)
-MOVING_KEYS = TAB_KEYS | frozenset({
-    "up", "down", "left", "right", "home", "end", "pageup", "pagedown", "pgup", "pgdn",
-    "escape", "esc"})
+MOVING_KEYS = TAB_KEYS | frozenset({  # canonical names (`keynames`)
+    "up", "down", "left", "right", "home", "end", "pageup", "pagedown", "esc"})
 
 
 def key_may_press(leaf: Action) -> bool:
@@ -62,8 +62,7 @@ def key_may_press(leaf: Action) -> bool:
     if isinstance(leaf, PressEnter):
         return True
     if isinstance(leaf, (Hotkey, KeyDown, KeyUp)):
-        keys = {k.strip().lower() for k in leaf.keys}
-        return bool(keys - MOVING_KEYS - MODIFIERS)
+        return bool(combo(leaf.keys) - MOVING_KEYS - MODIFIERS)
     return False
 
 
