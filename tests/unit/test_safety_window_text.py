@@ -24,6 +24,7 @@ from venusctl.records.store import Recorder, RunInfo, load_run
 from venusctl.run.observers import RecordObserver
 from venusctl.safety.confirm import NonInteractiveConfirmer
 from venusctl.safety.guard import FOCUS, Decision, GuardRequest, Target
+from venusctl.safety.ocr import image_box
 from venusctl.safety.policy import load_policy
 from venusctl.safety.policy_guard import PolicyGuard
 from venusctl.safety.pressing import unidentified_focus
@@ -32,7 +33,6 @@ from venusctl.safety.reading import (
     needs_ocr,
     needs_window_reading,
     read_unnamed,
-    window_box,
 )
 
 pytestmark = pytest.mark.unit
@@ -209,11 +209,11 @@ def test_a_point_and_the_focus_are_both_read_in_one_step():
 
 
 def test_window_boxes_follow_the_image_scale_and_stay_inside_it():
-    assert window_box([100, 100, 600, 360], (1920, 1080), (3840, 2160)) == (200, 200, 1400, 920)
-    assert window_box([1800, 1000, 600, 360], (1920, 1080), (1920, 1080)) == (
+    assert image_box([100, 100, 600, 360], (1920, 1080), (3840, 2160)) == (200, 200, 1400, 920)
+    assert image_box([1800, 1000, 600, 360], (1920, 1080), (1920, 1080)) == (
         1800, 1000, 1920, 1080)
-    assert window_box([5000, 5000, 10, 10], (1920, 1080), (1920, 1080)) is None
-    assert window_box("junk", (1920, 1080), (1920, 1080)) is None
+    assert image_box([5000, 5000, 10, 10], (1920, 1080), (1920, 1080)) is None
+    assert image_box("junk", (1920, 1080), (1920, 1080)) is None
 
 
 class FocusDriver(FakeDriver):

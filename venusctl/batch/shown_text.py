@@ -13,8 +13,7 @@ from __future__ import annotations
 from venusctl.core.errors import VenusError
 from venusctl.drivers.base import Driver
 from venusctl.drivers.capabilities import Capability, able
-from venusctl.safety.ocr import shared_reader
-from venusctl.safety.reading import window_box
+from venusctl.safety.ocr import image_box, shared_reader
 
 NO_OCR = ("text_present cannot read the window's pixels: Tesseract is missing "
           "(apt install tesseract-ocr-eng; pip install tesserocr)")
@@ -26,7 +25,7 @@ def read_active_window(driver: Driver) -> str:
     screen = driver.screenshot()
     image = screen.image
     size = (screen.size.width, screen.size.height)
-    box = window_box(_active_bounds(driver), size, image.size) or (0, 0, *image.size)
+    box = image_box(_active_bounds(driver), size, image.size) or (0, 0, *image.size)
     reader = shared_reader()
     if not reader.available():
         raise VenusError(NO_OCR)

@@ -470,6 +470,17 @@ def element_box(element: Element | None, point: tuple[int, int],
         return None
     if width * height > screen_size[0] * screen_size[1] / 4 or height > screen_size[1] / 3:
         return None
+    return image_box(element.bounds, screen_size, image_size)
+
+
+def image_box(bounds: Any, screen_size: tuple[int, int], image_size: tuple[int, int],
+              ) -> tuple[int, int, int, int] | None:
+    """Bounds in screen units (left, top, width, height: an element's, a window's) as a
+    box of image pixels, inside the image; None when they are not a box on it."""
+    try:
+        left, top, width, height = (int(v) for v in bounds)
+    except (TypeError, ValueError):
+        return None
     sx, sy = image_size[0] / screen_size[0], image_size[1] / screen_size[1]
     box = (max(0, round(left * sx)), max(0, round(top * sy)),
            min(image_size[0], round((left + width) * sx)),

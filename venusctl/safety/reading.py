@@ -39,7 +39,7 @@ from venusctl.core.actions import (
 from venusctl.drivers.base import Screen
 from venusctl.safety.guard import FOCUS, Target
 from venusctl.safety.keynames import MODIFIERS, combo
-from venusctl.safety.ocr import TextReader, needs_reading, read_points, unread
+from venusctl.safety.ocr import TextReader, image_box, needs_reading, read_points, unread
 from venusctl.safety.pressing import TAB_KEYS, unidentified_focus
 from venusctl.safety.targets import leaves, points_in_order
 
@@ -114,26 +114,11 @@ def read_focused_window(reader: TextReader, targets: tuple[Target, ...], screen:
     return tuple(found)
 
 
-def window_box(bounds: Any, screen_size: tuple[int, int], image_size: tuple[int, int],
-               ) -> tuple[int, int, int, int] | None:
-    """A window's bounds (screen units: left, top, width, height) as an image box,
-    inside the image; None when they are not a box on it."""
-    try:
-        left, top, width, height = (int(v) for v in bounds)
-    except (TypeError, ValueError):
-        return None
-    sx, sy = image_size[0] / screen_size[0], image_size[1] / screen_size[1]
-    box = (max(0, round(left * sx)), max(0, round(top * sy)),
-           min(image_size[0], round((left + width) * sx)),
-           min(image_size[1], round((top + height) * sy)))
-    return box if box[2] - box[0] >= 8 and box[3] - box[1] >= 8 else None
-
-
 def _read_window(reader: TextReader, screen: Screen, bounds: Any) -> str:
     """What the window shows; "" when it cannot be read (the key is then judged as one
     on an unidentified control, by the window's title and the model's reason)."""
     image = screen.image
-    box = window_box(bounds, (screen.size.width, screen.size.height), image.size)
+    box = image_box(bounds, (screen.size.width, screen.size.height), image.size)
     if box is None:
         return ""
     started = time.perf_counter()
